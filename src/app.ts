@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Pool } from './platform/db/pool.js';
+import { installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
+import { createMetrics, installHttpMetrics, type Metrics } from './platform/http/metrics.js';
+import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
+import { catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
+
+export interface AppDeps {
+  config: Config;
+  pool: Pool;
+  integrationVerifier: IntegrationVerifier;
+  logger?: Logger | false;
+  metrics?: Metrics;
+}
+
+const CORRELATION_HEADER = 'x-correlation-id';
+/** A caller's correlation id is reused only when it is a sane token; anything else is replaced. */
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP application from its dependencies. It never listens; main.ts does. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const metrics = deps.metrics ?? createMetrics();
+  const options: FastifyServerOptions = {
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'correlationId' }),
+    genReqId: (req) => {
+      const sent = req.headers[CORRELATION_HEADER];
+      return typeof sent === 'string' && CORRELATION_ID.test(sent) ? sent : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { allErrors: true, coerceTypes: false } },
+  };
+  const app = Fastify({
+    ...options,
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(CORRELATION_HEADER, request.id);
+  });
+  installProblemHandlers(app);
+  installHttpMetrics(app, metrics);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Portway',
+        version: '0.1.0',
+        description: 'B2B wholesale commerce: ERP integration surface and public product API.',
+      },
+      components: {
+        securitySchemes: {
+          integrationBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Integration JWT with scope integration:write (InboundPolicy)' },
+          publicApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', {
+    schema: { summary: 'Liveness: the process is up', tags: ['operations'], response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+  }, async () => ({ status: 'ok' as const }));
+
+  app.get('/readyz', {
+    schema: {
+      summary: 'Readiness: the database answers',
+      tags: ['operations'],
+      response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ProblemSchema },
+    },
+  }, async () => {
+    try {
+      await deps.pool.query('SELECT 1');
+    } catch {
+      throw errors.databaseUnavailable();
+    }
+    return { status: 'ready' as const };
+  });
+
+  await app.register(async (integration) => {
+    installIntegrationAuth(integration, deps.integrationVerifier);
+    const routeDeps = { pool: deps.pool, metrics };
+    await catalogueIntegrationRoutes(integration, routeDeps);
+  }, { prefix: '/api/integration' });
+
+  return app;
+}

@@ -1,0 +1,47 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { migrateCommand } from './cli/db.js';
+import { serveCommand } from './cli/serve.js';
+import { tokenMintCommand, parseTtl } from './cli/token.js';
+
+/** `portway`: every command reads the same configuration as the service (same DATA_DIR, DATABASE_URL). */
+function config(): Config {
+  return loadConfig();
+}
+
+const program = new Command()
+  .name('portway')
+  .description('Portway: B2B wholesale commerce service')
+  .showHelpAfterError();
+
+program.command('serve')
+  .description('Run the HTTP service (what `npm start` runs)')
+  .action(async () => serveCommand(config()));
+
+program.command('token')
+  .description('Integration tokens')
+  .command('mint')
+  .description('Print a JWT that the integration surface accepts under the current configuration')
+  .option('--scope <scope>', 'space-separated scopes', 'integration:write')
+  .option('--ttl <duration>', 'lifetime such as 1h, 30m, 3600s', (v) => {
+    try { return parseTtl(v); } catch (e) { throw new InvalidArgumentError((e as Error).message); }
+  }, 3600)
+  .option('--subject <name>', 'subject (sub claim)', 'portway-cli')
+  .action(async (opts: { scope: string; ttl: number; subject: string }) => tokenMintCommand(config(), opts));
+
+program.command('db')
+  .description('Database')
+  .command('migrate')
+  .description('Apply pending migrations')
+  .action(async () => migrateCommand(config()));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+  process.stderr.write(`portway: ${(error as Error).message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,142 @@
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * The one place that reads the environment. Every variable is declared here with its type and
+ * default; `loadConfig` fails fast with a message naming the variable, so a typo in a deployment
+ * stops the start instead of surfacing as a confusing runtime error later.
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  SITE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'AUD' }),
+  INTEGRATION_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  INTEGRATION_JWT_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '-----BEGIN PUBLIC KEY-----' })),
+  INTEGRATION_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  INTEGRATION_JWT_ALGORITHM: Type.Optional(Type.Union([Type.Literal('HS256'), Type.Literal('RS256'), Type.Literal('ES256')])),
+  INTEGRATION_JWT_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  INTEGRATION_JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  SEARCH_REFRESH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 2000 }),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  ERP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
+
+/** Where the integration surface's JWT verification key comes from. */
+export type IntegrationJwtKey =
+  | { kind: 'secret'; secret: string }
+  | { kind: 'generated' }
+  | { kind: 'publicKey'; pem: string }
+  | { kind: 'jwks'; url: string };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  readonly redisUrl: string | undefined;
+  readonly siteCurrency: string;
+  readonly integrationJwt: {
+    readonly key: IntegrationJwtKey;
+    readonly algorithm: JwtAlgorithm;
+    readonly issuer: string | undefined;
+    readonly audience: string | undefined;
+  };
+  readonly searchRefreshIntervalMs: number;
+  readonly smtpUrl: string | undefined;
+  readonly erpUrl: string | undefined;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, reason: string) {
+    super(`Invalid configuration: ${variable} ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function describe(variable: string, schema: Record<string, unknown> | undefined): string {
+  if (!schema) return 'is invalid';
+  if (schema.type === 'integer') {
+    return `must be a whole number between ${String(schema.minimum)} and ${String(schema.maximum)}`;
+  }
+  if (Array.isArray(schema.anyOf)) {
+    const values = (schema.anyOf as Array<{ const?: unknown }>).map((s) => String(s.const));
+    return `must be one of ${values.join(', ')}`;
+  }
+  if (typeof schema.pattern === 'string') return `does not have the expected form (${schema.pattern})`;
+  if (typeof schema.minLength === 'number') return `must be at least ${schema.minLength} characters long`;
+  return `is invalid for ${variable}`;
+}
+
+/** Parses and validates the environment once; the result is frozen. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const properties = EnvSchema.properties as unknown as Record<string, Record<string, unknown>>;
+  const raw: Record<string, unknown> = {};
+  for (const name of Object.keys(properties)) {
+    const value = env[name];
+    // An empty variable is treated as unset: `FOO= npm start` is how people clear a value.
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  const converted = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw));
+  const errors = Value.Errors(EnvSchema, converted);
+  const first = errors[0];
+  if (first) {
+    const variable = first.instancePath.replace(/^\//, '') || 'environment';
+    throw new ConfigError(variable, describe(variable, properties[variable]));
+  }
+  const e = converted as Env;
+
+  const keySources = ['INTEGRATION_JWT_SECRET', 'INTEGRATION_JWT_PUBLIC_KEY', 'INTEGRATION_JWKS_URL'] as const;
+  const given = keySources.filter((name) => e[name] !== undefined);
+  if (given.length > 1) {
+    throw new ConfigError(given[1] as string, `cannot be combined with ${given[0] as string}; set exactly one key source`);
+  }
+  let key: IntegrationJwtKey;
+  if (e.INTEGRATION_JWT_SECRET) key = { kind: 'secret', secret: e.INTEGRATION_JWT_SECRET };
+  else if (e.INTEGRATION_JWT_PUBLIC_KEY) key = { kind: 'publicKey', pem: e.INTEGRATION_JWT_PUBLIC_KEY };
+  else if (e.INTEGRATION_JWKS_URL) key = { kind: 'jwks', url: e.INTEGRATION_JWKS_URL };
+  else key = { kind: 'generated' };
+
+  const symmetric = key.kind === 'secret' || key.kind === 'generated';
+  const algorithm: JwtAlgorithm = e.INTEGRATION_JWT_ALGORITHM ?? (symmetric ? 'HS256' : 'RS256');
+  if (symmetric && algorithm !== 'HS256') {
+    throw new ConfigError('INTEGRATION_JWT_ALGORITHM', 'must be HS256 when the key is a shared secret');
+  }
+  if (!symmetric && algorithm === 'HS256') {
+    throw new ConfigError('INTEGRATION_JWT_ALGORITHM', 'must be RS256 or ES256 with a public key or JWKS URL');
+  }
+
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    redisUrl: e.REDIS_URL,
+    siteCurrency: e.SITE_CURRENCY,
+    integrationJwt: Object.freeze({
+      key: Object.freeze(key),
+      algorithm,
+      issuer: e.INTEGRATION_JWT_ISSUER,
+      audience: e.INTEGRATION_JWT_AUDIENCE,
+    }),
+    searchRefreshIntervalMs: e.SEARCH_REFRESH_INTERVAL_MS,
+    smtpUrl: e.SMTP_URL,
+    erpUrl: e.ERP_URL,
+    logLevel: e.LOG_LEVEL,
+  });
+}

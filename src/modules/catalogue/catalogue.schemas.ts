@@ -1,0 +1,41 @@
+import { Type, type Static } from 'typebox';
+import { optionalBoolean, optionalDecimal, optionalString, requiredString } from '../../platform/http/fields.js';
+
+/** Product: one buyable variant (one size in one colour). Lengths as in the interface document. */
+export const ProductItemSchema = Type.Object({
+  sku: requiredString(20),
+  masterProductNo: optionalString(20),
+  name: optionalString(100),
+  description: optionalString(100),
+  blocked: optionalBoolean(),
+  unitOfMeasure: optionalString(10),
+  unitPrice: optionalDecimal({ minimum: 0 }),
+  weight: optionalDecimal({ minimum: 0 }),
+  length: optionalDecimal({ minimum: 0 }),
+  width: optionalDecimal({ minimum: 0 }),
+  height: optionalDecimal({ minimum: 0 }),
+  category: optionalString(20),
+  size: optionalString(50),
+  color: optionalString(50),
+  stratificationCode: optionalString(10),
+  isDefaultColor: optionalBoolean(),
+  subBrand: optionalString(200),
+  gender: optionalString(50),
+  brandCode: optionalString(20),
+  styleDescription: optionalString(1000),
+  fabricComposition: optionalString(500),
+  styleFeatures: optionalString(1000),
+  complianceIcons: optionalString(500),
+  sizeFit: optionalString(50),
+  modelSize: optionalString(10),
+  modelHeight: optionalString(50),
+  careInstructions: optionalString(500),
+  ean: optionalString(20),
+  sleeveLength: optionalString(50),
+  fabricType: optionalString(50),
+  taxGroupCode: optionalString(50),
+  gstProductPostingGroup: optionalString(50),
+  itemDiscountGroup: optionalString(50),
+}, { description: 'Product (catalogue item): one size in one colour' });
+
+export type ProductItem = Static<typeof ProductItemSchema>;

@@ -1,0 +1,11 @@
+import type { BatchDefinition } from '../../platform/http/envelope.js';
+import { upsertProducts } from './catalogue.repository.js';
+import { ProductItemSchema, type ProductItem } from './catalogue.schemas.js';
+
+export const productBatch: BatchDefinition<ProductItem> = {
+  name: 'catalogue/products',
+  itemSchema: ProductItemSchema,
+  keyFields: ['/sku'],
+  keyOf: (item) => item.sku,
+  write: upsertProducts,
+};

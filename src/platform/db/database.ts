@@ -1,0 +1,36 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { startEmbeddedPostgres, type EmbeddedServer } from './embedded.js';
+import { migrate } from './migrate.js';
+import { createPool, type Pool } from './pool.js';
+
+export interface Database {
+  readonly pool: Pool;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Resolves where the database is (DATABASE_URL, or the embedded default under DATA_DIR), migrates it, and opens the pool. */
+export async function openDatabase(config: Config, logger: Logger, options: { migrate?: boolean } = {}): Promise<Database> {
+  let embedded: EmbeddedServer | undefined;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(config.dataDir, logger);
+    url = embedded.url;
+  }
+  try {
+    if (options.migrate !== false) await migrate(url, logger);
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const pool = createPool({ url, max: config.databasePoolSize });
+  return {
+    pool,
+    url,
+    async close() {
+      await pool.end();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import pg from 'pg';
+
+/** numeric, date and timestamp columns stay strings: exact decimals and date-only values never pass through floats or time zones. */
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
+pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+
+export type Queryable = Pick<pg.PoolClient, 'query'>;
+export type Pool = pg.Pool;
+
+export interface PoolOptions {
+  url: string;
+  max: number;
+  /** How long a statement may wait for a row lock before the batch is refused as retryable. */
+  lockTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  applicationName?: string;
+}
+
+export function createPool(options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: options.applicationName ?? 'portway',
+    lock_timeout: options.lockTimeoutMs ?? 10_000,
+    statement_timeout: options.statementTimeoutMs ?? 60_000,
+  });
+  // An idle client losing its connection must not crash the process; the next checkout reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Runs `work` in one transaction on one connection: commit on success, rollback on any error. */
+export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Errors that come from the database or the connection to it, as opposed to our own code. */
+export function isDatabaseError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof pg.DatabaseError) return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code && /^(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)/.test(code)) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(error.message);
+}

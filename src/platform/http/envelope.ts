@@ -1,0 +1,176 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import type { Metrics } from './metrics.js';
+import { compileItemValidator, type ItemError } from './item-validator.js';
+import { AppError, errors, ProblemSchema } from './problem.js';
+import { isDatabaseError, withTransaction, type Pool, type Queryable } from '../db/pool.js';
+
+/**
+ * The integration envelope pipeline, shared by every `PUT /api/integration/*` endpoint:
+ * envelope checks → per-item validation with JSON-pointer paths → natural keys → duplicates
+ * (last accepted occurrence wins, every occurrence answered) → one transaction for everything
+ * accepted → results in request order.
+ */
+
+export const MAX_BATCH_ITEMS = 1000;
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface ChildResult { key: string; outcome: 'Upserted' }
+export interface ResultItem {
+  key: string;
+  outcome: 'Upserted' | 'Rejected';
+  type?: string;
+  children?: ChildResult[];
+  errors?: ItemError[];
+}
+
+export interface BatchDefinition<TItem> {
+  /** Label for metrics and logs, e.g. `catalogue/products`. */
+  readonly name: string;
+  readonly itemSchema: TSchema;
+  /** JSON pointers of the fields that make the natural key; an error there keys the result `#<index>`. */
+  readonly keyFields: readonly string[];
+  keyOf(item: TItem): string;
+  /** Rules the schema cannot express (cross-field checks); each problem rejects the item. */
+  check?(item: TItem): ItemError[];
+  /** The accepted item's result; defaults to `{key, outcome: 'Upserted'}`. */
+  result?(item: TItem, key: string): ResultItem;
+  /**
+   * Writes the accepted items in the caller's transaction. Items arrive deduplicated by key (last
+   * occurrence wins) and sorted by key, so concurrent batches take row locks in the same order.
+   */
+  write(tx: Queryable, items: TItem[]): Promise<void>;
+}
+
+export interface PreparedBatch<TItem> {
+  readonly definition: BatchDefinition<TItem>;
+  readonly validate: (item: unknown) => ItemError[];
+}
+
+export function prepareBatch<TItem>(definition: BatchDefinition<TItem>): PreparedBatch<TItem> {
+  return { definition, validate: compileItemValidator(definition.itemSchema) };
+}
+
+function touchesKey(path: string, keyFields: readonly string[]): boolean {
+  return path === '' || keyFields.some((k) => path === k || path.startsWith(`${k}/`));
+}
+
+export interface BatchOutcome { results: ResultItem[]; accepted: number; rejected: number }
+
+/** Validates and stores one batch. A database failure throws a retryable 503 and commits nothing. */
+export async function processBatch<TItem>(
+  batch: PreparedBatch<TItem>,
+  data: readonly unknown[],
+  pool: Pool,
+): Promise<BatchOutcome> {
+  const { definition } = batch;
+  const results: ResultItem[] = new Array(data.length);
+  const latest = new Map<string, TItem>();
+  let rejected = 0;
+
+  data.forEach((raw, index) => {
+    let problems = batch.validate(raw);
+    if (problems.length === 0 && definition.check) problems = definition.check(raw as TItem);
+    if (problems.length > 0) {
+      rejected += 1;
+      const keyBroken = problems.some((p) => touchesKey(p.path, definition.keyFields));
+      const key = keyBroken ? `#${index}` : definition.keyOf(raw as TItem);
+      results[index] = { key, outcome: 'Rejected', errors: problems };
+      return;
+    }
+    const item = raw as TItem;
+    const key = definition.keyOf(item);
+    latest.set(key, item);
+    results[index] = definition.result ? definition.result(item, key) : { key, outcome: 'Upserted' };
+  });
+
+  const keys = [...latest.keys()].sort();
+  if (keys.length > 0) {
+    const items = keys.map((k) => latest.get(k) as TItem);
+    try {
+      await withTransaction(pool, (tx) => definition.write(tx, items));
+    } catch (error) {
+      if (isDatabaseError(error)) {
+        const unavailable = errors.databaseUnavailable();
+        (unavailable as AppError & { cause?: unknown }).cause = error;
+        throw unavailable;
+      }
+      throw error;
+    }
+  }
+  return { results, accepted: data.length - rejected, rejected };
+}
+
+const ItemErrorSchema = Type.Object({ path: Type.String(), message: Type.String() });
+const ChildResultSchema = Type.Object({ key: Type.String(), outcome: Type.String() });
+export const ResultItemSchema = Type.Object({
+  key: Type.String({ description: 'Natural key of the item, or #<index> when the key itself is missing or invalid' }),
+  outcome: Type.Union([Type.Literal('Upserted'), Type.Literal('Rejected')]),
+  type: Type.Optional(Type.String()),
+  children: Type.Optional(Type.Array(ChildResultSchema)),
+  errors: Type.Optional(Type.Array(ItemErrorSchema)),
+});
+export const BatchResponseSchema = Type.Object({ data: Type.Array(ResultItemSchema) });
+
+export function envelopeSchema(itemSchema: TSchema): TSchema {
+  return Type.Object({
+    source: Type.String({ description: 'Which upstream system sent the batch' }),
+    timestamp: Type.Optional(Type.String({ format: 'date-time', description: "Sender's send time; informational only" })),
+    data: Type.Array(itemSchema, { maxItems: MAX_BATCH_ITEMS, description: 'Each item is validated and answered on its own' }),
+  });
+}
+
+/**
+ * Only the envelope is validated before the handler: item problems are answered per item, not by
+ * refusing the whole request.
+ */
+function envelopeValidator(body: unknown): { value: unknown } | { error: Error } {
+  const refuse = (detail: string, path: string) =>
+    ({ error: errors.badRequest(detail, [{ path, message: detail }]) });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return refuse('The body must be a JSON object {source, data}.', '');
+  }
+  const envelope = body as Record<string, unknown>;
+  if (typeof envelope.source !== 'string') {
+    return refuse(envelope.source === undefined ? 'source is required.' : 'source must be a string.', '/source');
+  }
+  if (!Array.isArray(envelope.data)) {
+    return refuse(envelope.data === undefined ? 'data is required.' : 'data must be an array.', '/data');
+  }
+  return { value: body };
+}
+
+export interface BatchRouteDeps { pool: Pool; metrics: Metrics }
+
+/** Registers `PUT url` for a batch definition: the route is the envelope schema plus one pipeline call. */
+export function registerBatchRoute<TItem>(
+  app: FastifyInstance,
+  url: string,
+  definition: BatchDefinition<TItem>,
+  deps: BatchRouteDeps,
+  docs: { summary: string; tags: string[] },
+): void {
+  const batch = prepareBatch(definition);
+  app.put(url, {
+    bodyLimit: MAX_BODY_BYTES,
+    schema: {
+      summary: docs.summary,
+      tags: docs.tags,
+      security: [{ integrationBearer: [] }],
+      body: envelopeSchema(definition.itemSchema),
+      response: {
+        200: BatchResponseSchema,
+        400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 503: ProblemSchema,
+      },
+    },
+    validatorCompiler: () => envelopeValidator,
+  }, async (request) => {
+    const data = (request.body as { data: unknown[] }).data;
+    if (data.length > MAX_BATCH_ITEMS) throw errors.tooManyItems(data.length, MAX_BATCH_ITEMS);
+    const outcome = await processBatch(batch, data, deps.pool);
+    deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'accepted' }, outcome.accepted);
+    deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'rejected' }, outcome.rejected);
+    request.log.info({ endpoint: definition.name, accepted: outcome.accepted, rejected: outcome.rejected }, 'batch processed');
+    return { data: outcome.results };
+  });
+}

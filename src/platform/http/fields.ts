@@ -1,0 +1,70 @@
+import { Type, type TSchema, type TUnsafe, type TOptional } from 'typebox';
+
+/**
+ * Field builders for the integration items. Optional fields accept `null` as "no value" (ERPs
+ * commonly send nulls), and the JSON Schema `type` array keeps validation errors to one clear
+ * message per field instead of one per union branch.
+ */
+
+export const DECIMAL_KEYWORD = 'x-decimal';
+export interface DecimalOptions { scale: number; minimum?: number }
+
+type Opt<T extends TSchema> = TOptional<T>;
+
+export function requiredString(maxLength?: number): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: 'string', minLength: 1, ...(maxLength ? { maxLength } : {}) });
+}
+
+export function optionalString(maxLength?: number): Opt<TUnsafe<string | null>> {
+  return Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], ...(maxLength ? { maxLength } : {}) }));
+}
+
+export function optionalBoolean(): Opt<TUnsafe<boolean | null>> {
+  return Type.Optional(Type.Unsafe<boolean | null>({ type: ['boolean', 'null'] }));
+}
+
+/** A decimal sent as a JSON number or a decimal string; at most `scale` places, checked exactly. */
+export function decimalSchema(options: Partial<DecimalOptions> = {}, nullable = true): TUnsafe<number | string | null> {
+  const decimal: DecimalOptions = { scale: options.scale ?? 4, ...(options.minimum !== undefined ? { minimum: options.minimum } : {}) };
+  return Type.Unsafe<number | string | null>({
+    type: nullable ? ['number', 'string', 'null'] : ['number', 'string'],
+    [DECIMAL_KEYWORD]: decimal,
+    description: `Decimal, at most ${decimal.scale} decimal places${decimal.minimum !== undefined ? `, ≥ ${decimal.minimum}` : ''}; a JSON number or a string such as "21.7525"`,
+  });
+}
+
+export function optionalDecimal(options: Partial<DecimalOptions> = {}): Opt<TUnsafe<number | string | null>> {
+  return Type.Optional(decimalSchema(options));
+}
+
+export function requiredDecimal(options: Partial<DecimalOptions> = {}): TUnsafe<number | string> {
+  return decimalSchema(options, false) as TUnsafe<number | string>;
+}
+
+export function requiredEnum<const T extends readonly string[]>(values: T): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+}
+
+export function optionalEnum<const T extends readonly string[]>(values: T): Opt<TUnsafe<T[number] | null>> {
+  return Type.Optional(Type.Unsafe<T[number] | null>({ type: ['string', 'null'], enum: [...values, null] }));
+}
+
+export function optionalInteger(minimum?: number): Opt<TUnsafe<number | null>> {
+  return Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], ...(minimum !== undefined ? { minimum } : {}) }));
+}
+
+export function requiredInteger(minimum?: number): TUnsafe<number> {
+  return Type.Unsafe<number>({ type: 'integer', ...(minimum !== undefined ? { minimum } : {}) });
+}
+
+export function optionalDate(): Opt<TUnsafe<string | null>> {
+  return Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date' }));
+}
+
+export function requiredDate(): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: 'string', format: 'date' });
+}
+
+export function optionalDateTime(): Opt<TUnsafe<string | null>> {
+  return Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' }));
+}

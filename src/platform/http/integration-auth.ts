@@ -1,0 +1,165 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  SignJWT, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify,
+  type JWTPayload, type JWTVerifyGetKey, type CryptoKey,
+} from 'jose';
+import type { Config } from '../../config.js';
+import { errors } from './problem.js';
+
+/**
+ * The integration surface's own bearer-JWT scheme. The algorithm is pinned by configuration, so a
+ * token signed any other way (including `alg: none`) never verifies; `exp` is required and every
+ * time claim allows at most 60 s of clock skew.
+ */
+export const INTEGRATION_SCOPE = 'integration:write';
+export const CLOCK_SKEW_SECONDS = 60;
+const REALM = 'Bearer realm="portway-integration"';
+
+export interface IntegrationPrincipal { subject: string | undefined; scopes: string[] }
+
+declare module 'fastify' {
+  interface FastifyRequest { integrationPrincipal?: IntegrationPrincipal }
+}
+
+type VerificationKey = Uint8Array | CryptoKey | JWTVerifyGetKey;
+
+export function generatedSecretPath(dataDir: string): string {
+  return path.join(dataDir, 'integration-jwt.secret');
+}
+
+/** With no JWT setting, a random HS256 secret is made once under DATA_DIR and shared by the service and the CLI. */
+async function generatedSecret(dataDir: string): Promise<Uint8Array> {
+  const file = generatedSecretPath(dataDir);
+  try {
+    return Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64url');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await fs.mkdir(dataDir, { recursive: true });
+  const secret = randomBytes(48);
+  try {
+    await fs.writeFile(file, secret.toString('base64url'), { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (error) {
+    // Another process created it first: use theirs so both agree.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return generatedSecret(dataDir);
+    throw error;
+  }
+}
+
+async function symmetricKey(config: Config): Promise<Uint8Array | undefined> {
+  const { key } = config.integrationJwt;
+  if (key.kind === 'secret') return new TextEncoder().encode(key.secret);
+  if (key.kind === 'generated') return generatedSecret(config.dataDir);
+  return undefined;
+}
+
+async function verificationKey(config: Config): Promise<VerificationKey> {
+  const { key, algorithm } = config.integrationJwt;
+  if (key.kind === 'publicKey') return importSPKI(key.pem, algorithm);
+  if (key.kind === 'jwks') return createRemoteJWKSet(new URL(key.url));
+  return (await symmetricKey(config)) as Uint8Array;
+}
+
+export interface MintOptions { scope?: string; ttlSeconds?: number; subject?: string }
+
+/** Signs a token the running service accepts; only possible with a shared secret (configured or generated). */
+export async function mintIntegrationToken(config: Config, options: MintOptions = {}): Promise<string> {
+  const secret = await symmetricKey(config);
+  if (!secret) {
+    throw new Error('Tokens can only be minted with a shared secret (INTEGRATION_JWT_SECRET or the generated default); with a public key or JWKS the issuer signs them.');
+  }
+  const { issuer, audience } = config.integrationJwt;
+  let jwt = new SignJWT({ scope: options.scope ?? INTEGRATION_SCOPE })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(options.subject ?? 'portway-cli')
+    .setJti(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime(`${options.ttlSeconds ?? 3600}s`);
+  if (issuer) jwt = jwt.setIssuer(issuer);
+  if (audience) jwt = jwt.setAudience(audience);
+  return jwt.sign(secret);
+}
+
+function scopesOf(payload: JWTPayload): string[] {
+  const scopes: string[] = [];
+  if (typeof payload.scope === 'string') scopes.push(...payload.scope.split(' ').filter(Boolean));
+  const scp = payload.scp;
+  if (typeof scp === 'string') scopes.push(...scp.split(' ').filter(Boolean));
+  else if (Array.isArray(scp)) scopes.push(...scp.filter((s): s is string => typeof s === 'string'));
+  return scopes;
+}
+
+function reasonFor(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'The token has expired.';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    switch (error.claim) {
+      case 'nbf': return 'The token is not valid yet (nbf is in the future).';
+      case 'iss': return 'The token was issued by an unexpected issuer (iss).';
+      case 'aud': return 'The token is meant for another audience (aud).';
+      case 'exp': return 'The token must carry an expiry (exp).';
+      default: return `The token's ${error.claim} claim is invalid.`;
+    }
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token is signed with an algorithm this service does not accept.';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is invalid.';
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'No key of the issuer matches the token.';
+  return 'The token is malformed.';
+}
+
+export interface IntegrationVerifier { verify(token: string): Promise<IntegrationPrincipal> }
+
+export async function createIntegrationVerifier(config: Config): Promise<IntegrationVerifier> {
+  const key = await verificationKey(config);
+  const { algorithm, issuer, audience } = config.integrationJwt;
+  const options = {
+    algorithms: [algorithm],
+    clockTolerance: CLOCK_SKEW_SECONDS,
+    requiredClaims: ['exp'],
+    ...(issuer ? { issuer } : {}),
+    ...(audience ? { audience } : {}),
+  };
+  return {
+    async verify(token) {
+      let payload: JWTPayload;
+      try {
+        payload = typeof key === 'function'
+          ? (await jwtVerify(token, key, options)).payload
+          : (await jwtVerify(token, key, options)).payload;
+      } catch (error) {
+        throw errors.unauthorized(reasonFor(error), `${REALM}, error="invalid_token"`);
+      }
+      // jose checks iat only together with a maximum age; a token "issued" in the future is refused here.
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
+        throw errors.unauthorized('The token is issued in the future (iat).', `${REALM}, error="invalid_token"`);
+      }
+      return { subject: payload.sub, scopes: scopesOf(payload) };
+    },
+  };
+}
+
+/**
+ * InboundPolicy: a verified token whose `scope`/`scp` holds `integration:write`. Registered only on
+ * the integration scope, so neither a public API key nor this JWT opens the other surface.
+ */
+export function installIntegrationAuth(app: FastifyInstance, verifier: IntegrationVerifier): void {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const header = request.headers.authorization;
+    if (!header) throw errors.unauthorized('Send the integration token as Authorization: Bearer <token>.', REALM);
+    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(header);
+    if (!match) {
+      throw errors.unauthorized('The Authorization header must be "Bearer <token>".', `${REALM}, error="invalid_request"`);
+    }
+    const principal = await verifier.verify(match[1] as string);
+    if (!principal.scopes.includes(INTEGRATION_SCOPE)) {
+      throw errors.forbidden(
+        `The token lacks the ${INTEGRATION_SCOPE} scope required by InboundPolicy.`,
+        `${REALM}, error="insufficient_scope", scope="${INTEGRATION_SCOPE}"`,
+      );
+    }
+    request.integrationPrincipal = principal;
+  });
+}

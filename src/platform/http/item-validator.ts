@@ -1,0 +1,83 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from 'typebox';
+import { decimalProblem } from '../decimal.js';
+import { DECIMAL_KEYWORD, type DecimalOptions } from './fields.js';
+
+export interface ItemError { path: string; message: string }
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function createAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
+  addFormats(ajv);
+  ajv.addKeyword({
+    keyword: DECIMAL_KEYWORD,
+    schemaType: 'object',
+    errors: true,
+    validate: function decimal(this: unknown, options: DecimalOptions, data: unknown): boolean {
+      if (data === null) return true;
+      const problem = decimalProblem(data, options.scale, options.minimum);
+      if (!problem) return true;
+      (decimal as unknown as { errors: Array<Partial<ErrorObject>> }).errors = [
+        { keyword: DECIMAL_KEYWORD, message: problem, params: {} },
+      ];
+      return false;
+    },
+  });
+  return ajv;
+}
+
+const ajv = createAjv();
+
+function typeName(t: string): string {
+  return t === 'integer' ? 'a whole number' : t === 'null' ? 'null' : t === 'array' ? 'an array' : t === 'object' ? 'an object' : `a ${t}`;
+}
+
+function messageFor(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required': return 'is required';
+    case 'type': {
+      const types = (Array.isArray(p.type) ? p.type : String(p.type).split(',')) as string[];
+      const shown = types.filter((t) => t !== 'null').map(typeName);
+      return `must be ${shown.join(' or ')}`;
+    }
+    case 'maxLength': return `must be at most ${String(p.limit)} characters long`;
+    case 'minLength': return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters long`;
+    case 'enum': return `must be one of: ${(p.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}`;
+    case 'minimum': return `must be at least ${String(p.limit)}`;
+    case 'maximum': return `must be at most ${String(p.limit)}`;
+    case 'format': return p.format === 'date' ? 'must be a date (YYYY-MM-DD)'
+      : p.format === 'date-time' ? 'must be a date-time (RFC 3339, e.g. 2026-01-31T00:00:00Z)'
+      : `must be a valid ${String(p.format)}`;
+    case 'minItems': return `must have at least ${String(p.limit)} items`;
+    case 'maxItems': return `must have at most ${String(p.limit)} items`;
+    default: return e.message ?? 'is invalid';
+  }
+}
+
+/**
+ * Compiles an item schema into a function that returns every problem of one item as
+ * `{path, message}` with JSON-pointer paths inside the item.
+ */
+export function compileItemValidator(schema: TSchema): (item: unknown) => ItemError[] {
+  const validate: ValidateFunction = ajv.compile(schema as object);
+  return (item) => {
+    if (validate(item)) return [];
+    const seen = new Set<string>();
+    const out: ItemError[] = [];
+    for (const e of validate.errors ?? []) {
+      const path = e.keyword === 'required'
+        ? `${e.instancePath}/${String((e.params as { missingProperty: string }).missingProperty)}`
+        : e.instancePath;
+      const message = messageFor(e);
+      const id = `${path}\u0000${message}`;
+      if (!seen.has(id)) {
+        seen.add(id);
+        out.push({ path, message });
+      }
+    }
+    return out;
+  };
+}

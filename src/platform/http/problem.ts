@@ -1,0 +1,134 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { isDatabaseError } from '../db/pool.js';
+
+/** RFC 9457 problem details, plus the request's correlation id. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.String(),
+    correlationId: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' },
+);
+export type Problem = Static<typeof ProblemSchema>;
+
+export const PROBLEM_TYPE_BASE = 'urn:portway:problem:';
+
+/**
+ * A domain error with a stable code. Anything thrown that is not an AppError (nor a framework error
+ * with a 4xx status) is rendered as a bare 500 so that stacks and SQL text never reach a client.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    readonly title: string,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+    readonly errors?: Array<{ path: string; message: string }>,
+  ) {
+    super(detail);
+    this.name = 'AppError';
+  }
+}
+
+export const errors = {
+  badRequest: (detail: string, errs?: Array<{ path: string; message: string }>) =>
+    new AppError('bad-request', 400, 'Bad request', detail, {}, errs),
+  tooManyItems: (count: number, max: number) =>
+    new AppError('too-many-items', 413, 'Batch too large', `The batch has ${count} items; at most ${max} are accepted per request.`),
+  unauthorized: (detail: string, challenge: string) =>
+    new AppError('unauthorized', 401, 'Unauthorized', detail, { 'www-authenticate': challenge }),
+  forbidden: (detail: string, challenge: string) =>
+    new AppError('forbidden', 403, 'Forbidden', detail, { 'www-authenticate': challenge }),
+  notFound: (detail: string) => new AppError('not-found', 404, 'Not found', detail),
+  databaseUnavailable: () =>
+    new AppError(
+      'database-unavailable', 503, 'Service unavailable',
+      'The database could not complete the request; nothing was stored. Retry the same request.',
+      { 'retry-after': '5' },
+    ),
+};
+
+const FRAMEWORK_CODES: Record<string, { code: string; title: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid-json', title: 'Body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid-json', title: 'Body is not valid JSON' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'body-too-large', title: 'Body too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported-media-type', title: 'Unsupported media type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'bad-request', title: 'Bad request' },
+};
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const problem: Problem = {
+    type: PROBLEM_TYPE_BASE + error.code,
+    title: error.title,
+    status: error.status,
+    detail: error.detail,
+    instance: request.url.split('?')[0] ?? request.url,
+    correlationId: String(request.id),
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+  return reply.code(error.status).headers(error.headers).type('application/problem+json; charset=utf-8').send(problem);
+}
+
+function toAppError(error: FastifyError | AppError | Error): AppError {
+  if (error instanceof AppError) return error;
+  const fe = error as FastifyError;
+  if (fe.validation) {
+    const errs = fe.validation.map((v) => ({ path: v.instancePath || '', message: v.message ?? 'is invalid' }));
+    return new AppError('validation-failed', 400, 'Request is invalid', fe.message, {}, errs);
+  }
+  const known = fe.code ? FRAMEWORK_CODES[fe.code] : undefined;
+  if (known && fe.statusCode) return new AppError(known.code, fe.statusCode, known.title, fe.message);
+  if (isDatabaseError(error)) return errors.databaseUnavailable();
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new AppError('bad-request', fe.statusCode, 'Bad request', fe.message);
+  }
+  return new AppError('internal', 500, 'Internal server error', 'An unexpected error occurred. Quote the correlation id when reporting it.');
+}
+
+/**
+ * Installs the one error handler and the not-found handler. A path that exists under another
+ * method answers 405 with `Allow`, not 404, so a client learns what it got wrong.
+ */
+export function installProblemHandlers(app: FastifyInstance): void {
+  const routes = new Map<string, Set<string>>();
+  const matchers: Array<{ regex: RegExp; methods: Set<string> }> = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let set = routes.get(route.url);
+    if (!set) {
+      set = new Set();
+      routes.set(route.url, set);
+      const pattern = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+');
+      matchers.push({ regex: new RegExp(`^${pattern}/?$`), methods: set });
+    }
+    for (const m of methods) set.add(m.toUpperCase());
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
+    return sendProblem(request, reply, appError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    const allowed = new Set<string>();
+    for (const m of matchers) if (m.regex.test(path)) for (const method of m.methods) allowed.add(method);
+    if (allowed.size > 0) {
+      const allow = [...allowed].sort().join(', ');
+      return sendProblem(request, reply, new AppError(
+        'method-not-allowed', 405, 'Method not allowed',
+        `${request.method} is not supported on ${path}; use ${allow}.`, { allow },
+      ));
+    }
+    return sendProblem(request, reply, errors.notFound(`No resource at ${path}.`));
+  });
+}

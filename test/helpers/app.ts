@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Pool } from '../../src/platform/db/pool.js';
+import { createIntegrationVerifier, mintIntegrationToken, type MintOptions } from '../../src/platform/http/integration-auth.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  db: TestDatabase;
+  pool: Pool;
+  /** A valid integration token (scope integration:write unless overridden). */
+  token(options?: MintOptions): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Builds the real app on a fresh database of its own; HTTP goes through `app.inject`. */
+export async function buildTestApp(env: Record<string, string> = {}, options: { pool?: Pool; lockTimeoutMs?: number } = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-app-'));
+  const config = loadConfig({ INTEGRATION_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const db = await createTestDatabase({ lockTimeoutMs: options.lockTimeoutMs });
+  const pool = options.pool ?? db.pool;
+  const app = await buildApp({ config, pool, integrationVerifier: await createIntegrationVerifier(config), logger: false });
+  await app.ready();
+  return {
+    app,
+    config,
+    db,
+    pool,
+    token: (o) => mintIntegrationToken(config, o),
+    async close() {
+      await app.close();
+      await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** PUT an integration envelope with a valid token. */
+export async function putBatch(t: TestApp, url: string, data: unknown[], token?: string) {
+  return t.app.inject({
+    method: 'PUT',
+    url: `/api/integration${url}`,
+    headers: { authorization: `Bearer ${token ?? (await t.token())}` },
+    payload: { source: 'test-erp', data },
+  });
+}
