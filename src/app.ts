@@ -89,6 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(async (integration) => {
+    // The integration surface speaks JSON only; anything else is 415, not a confusing 400.
+    integration.removeContentTypeParser(['text/plain']);
     installIntegrationAuth(integration, deps.integrationVerifier);
     const routeDeps = { pool: deps.pool, metrics };
     await catalogueIntegrationRoutes(integration, routeDeps);

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { createPool } from '../../src/platform/db/pool.js';
+import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
+
+const URL = '/api/integration/catalogue/products';
+
+async function skus(t: TestApp): Promise<string[]> {
+  const { rows } = await t.pool.query<{ sku: string }>('SELECT sku FROM products ORDER BY sku');
+  return rows.map((r) => r.sku);
+}
+
+describe('integration envelope: refusals of the whole request', () => {
+  let t: TestApp;
+  let auth: string;
+  before(async () => {
+    t = await buildTestApp();
+    auth = `Bearer ${await t.token()}`;
+  });
+  after(async () => { await t.close(); });
+
+  const send = (payload: string, contentType = 'application/json') =>
+    t.app.inject({ method: 'PUT', url: URL, headers: { authorization: auth, 'content-type': contentType }, payload });
+
+  function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): Record<string, unknown> }, status: number) {
+    assert.equal(res.statusCode, status);
+    assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+    const body = res.json();
+    assert.equal(body.status, status);
+    assert.equal(typeof body.detail, 'string');
+    assert.equal(body.correlationId, res.headers['x-correlation-id']);
+    return body;
+  }
+
+  it('refuses a body that is not JSON with 400', async () => {
+    const body = assertProblem(await send('{"source": "erp", "data": ['), 400);
+    assert.equal(body.type, 'urn:portway:problem:invalid-json');
+  });
+
+  it('refuses a JSON body that is not an object with 400', async () => {
+    assertProblem(await send('[{"sku":"A"}]'), 400);
+    assertProblem(await send('"hello"'), 400);
+    assertProblem(await send('null'), 400);
+  });
+
+  it('refuses a missing or non-string source with 400 naming /source', async () => {
+    const missing = assertProblem(await send(JSON.stringify({ data: [] })), 400);
+    assert.deepEqual((missing.errors as Array<{ path: string }>).map((e) => e.path), ['/source']);
+    const wrong = assertProblem(await send(JSON.stringify({ source: 42, data: [] })), 400);
+    assert.match(String(wrong.detail), /source must be a string/);
+  });
+
+  it('refuses a missing or non-array data with 400 naming /data', async () => {
+    const missing = assertProblem(await send(JSON.stringify({ source: 'erp' })), 400);
+    assert.deepEqual((missing.errors as Array<{ path: string }>).map((e) => e.path), ['/data']);
+    const wrong = assertProblem(await send(JSON.stringify({ source: 'erp', data: { sku: 'A' } })), 400);
+    assert.match(String(wrong.detail), /data must be an array/);
+  });
+
+  it('refuses more than 1,000 items with 413 and stores none of them', async () => {
+    const data = Array.from({ length: 1001 }, (_, i) => ({ sku: `BIG-${i}` }));
+    assertProblem(await send(JSON.stringify({ source: 'erp', data })), 413);
+    assert.deepEqual(await skus(t), []);
+  });
+
+  it('refuses a body over 10 MiB with 413', async () => {
+    const filler = 'x'.repeat(11 * 1024 * 1024);
+    assertProblem(await send(JSON.stringify({ source: 'erp', data: [{ sku: 'A', styleDescription: filler }] })), 413);
+  });
+
+  it('refuses a body that is not declared as JSON with 415', async () => {
+    assertProblem(await send('source=erp', 'text/plain'), 415);
+  });
+
+  it('accepts an empty data array', async () => {
+    const res = await send(JSON.stringify({ source: 'erp', data: [] }));
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { data: [] });
+  });
+
+  it('ignores an unparseable timestamp, which is informational only', async () => {
+    const res = await send(JSON.stringify({ source: 'erp', timestamp: 'yesterday', data: [] }));
+    assert.equal(res.statusCode, 200);
+  });
+});
+
+describe('integration envelope: per-item processing', () => {
+  let t: TestApp;
+  before(async () => { t = await buildTestApp(); });
+  after(async () => { await t.close(); });
+
+  it('answers one result per item in request order, rejecting bad items with JSON-pointer paths', async () => {
+    const res = await putBatch(t, '/catalogue/products', [
+      { sku: 'Z-1', name: 'Zed' },
+      { sku: 'A-1', name: 'x'.repeat(101), unitPrice: 'cheap' },
+      { name: 'no sku' },
+      'not an object',
+      { sku: 'M-1' },
+    ]);
+    assert.equal(res.statusCode, 200);
+    const { data } = res.json();
+    assert.deepEqual(data.map((r: { key: string }) => r.key), ['Z-1', 'A-1', '#2', '#3', 'M-1']);
+    assert.deepEqual(data.map((r: { outcome: string }) => r.outcome), ['Upserted', 'Rejected', 'Rejected', 'Rejected', 'Upserted']);
+    assert.deepEqual(data[1].errors, [
+      { path: '/name', message: 'must be at most 100 characters long' },
+      { path: '/unitPrice', message: 'must be a decimal number such as "12.5" (digits, optional sign and point)' },
+    ]);
+    assert.deepEqual(data[2].errors, [{ path: '/sku', message: 'is required' }]);
+    assert.deepEqual(data[3].errors, [{ path: '', message: 'must be an object' }]);
+    assert.equal(data[0].errors, undefined);
+    // Nothing of a rejected item is stored; the good ones are.
+    assert.deepEqual(await skus(t), ['M-1', 'Z-1']);
+  });
+
+  it('keys a result #<index> when the key itself is invalid', async () => {
+    const res = await putBatch(t, '/catalogue/products', [{ sku: 'S'.repeat(21) }, { sku: 12 }, { sku: '' }]);
+    const { data } = res.json();
+    assert.deepEqual(data.map((r: { key: string }) => r.key), ['#0', '#1', '#2']);
+    assert.deepEqual(data[1].errors, [{ path: '/sku', message: 'must be a string' }]);
+    assert.deepEqual(data[2].errors, [{ path: '/sku', message: 'must not be empty' }]);
+  });
+
+  it('answers every occurrence of a duplicate key and stores the last one', async () => {
+    const res = await putBatch(t, '/catalogue/products', [
+      { sku: 'DUP', name: 'first' },
+      { sku: 'OTHER' },
+      { sku: 'DUP', name: 'second' },
+    ]);
+    const { data } = res.json();
+    assert.deepEqual(data, [
+      { key: 'DUP', outcome: 'Upserted' },
+      { key: 'OTHER', outcome: 'Upserted' },
+      { key: 'DUP', outcome: 'Upserted' },
+    ]);
+    const { rows } = await t.pool.query('SELECT name FROM products WHERE sku = $1', ['DUP']);
+    assert.equal(rows[0].name, 'second');
+  });
+
+  it('stores the last accepted occurrence when a later duplicate is rejected', async () => {
+    const res = await putBatch(t, '/catalogue/products', [
+      { sku: 'DUP2', name: 'good' },
+      { sku: 'DUP2', name: 'n'.repeat(200) },
+    ]);
+    const { data } = res.json();
+    assert.deepEqual(data.map((r: { outcome: string }) => r.outcome), ['Upserted', 'Rejected']);
+    const { rows } = await t.pool.query('SELECT name FROM products WHERE sku = $1', ['DUP2']);
+    assert.equal(rows[0].name, 'good');
+  });
+
+  it('ignores unknown fields, audit timestamps included', async () => {
+    const res = await putBatch(t, '/catalogue/products', [
+      { sku: 'UNK', name: 'n', createdAt: '2020-01-01T00:00:00Z', modifiedAt: 'x', whatever: { nested: true } },
+    ]);
+    assert.deepEqual(res.json().data, [{ key: 'UNK', outcome: 'Upserted' }]);
+    const { rows } = await t.pool.query('SELECT created_at FROM products WHERE sku = $1', ['UNK']);
+    assert.ok(rows[0].created_at.getUTCFullYear() > 2020, 'a sent audit time is not stored');
+  });
+
+  it('counts accepted and rejected items per endpoint in /metrics', async () => {
+    await putBatch(t, '/catalogue/products', [{ sku: 'MET-1' }, { sku: 'MET-2', blocked: 'no' }]);
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /portway_integration_items_total\{endpoint="catalogue\/products",outcome="accepted"\} [1-9]\d*/);
+    assert.match(metrics, /portway_integration_items_total\{endpoint="catalogue\/products",outcome="rejected"\} [1-9]\d*/);
+  });
+});
+
+describe('integration envelope: database failures', () => {
+  it('answers 503 with Retry-After and commits nothing when the database cannot take the batch', async () => {
+    const t = await buildTestApp({}, { lockTimeoutMs: 200 });
+    const blocker = new pg.Client({ connectionString: t.db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE products IN ACCESS EXCLUSIVE MODE');
+      const res = await putBatch(t, '/catalogue/products', [{ sku: 'LOCKED-1' }, { sku: 'LOCKED-2' }]);
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.headers['retry-after'], '5');
+      assert.match(res.headers['content-type'] as string, /^application\/problem\+json/);
+      assert.doesNotMatch(res.body, /lock timeout|canceling statement|relation "|SQLSTATE|\.ts:\d/i);
+      await blocker.query('ROLLBACK');
+      assert.deepEqual(await skus(t), []);
+      // The same request succeeds once the database is available again.
+      const retry = await putBatch(t, '/catalogue/products', [{ sku: 'LOCKED-1' }, { sku: 'LOCKED-2' }]);
+      assert.equal(retry.statusCode, 200);
+      assert.deepEqual(await skus(t), ['LOCKED-1', 'LOCKED-2']);
+    } finally {
+      await blocker.end();
+      await t.close();
+    }
+  });
+
+  it('answers 503 when PostgreSQL is unreachable', async () => {
+    const dead = createPool({ url: 'postgres://nobody:x@127.0.0.1:1/none', max: 1 });
+    const t = await buildTestApp({}, { pool: dead });
+    try {
+      const res = await putBatch(t, '/catalogue/products', [{ sku: 'X' }]);
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.headers['retry-after'], '5');
+    } finally {
+      await dead.end();
+      await t.close();
+    }
+  });
+});
