@@ -16,7 +16,8 @@ function createAjv(): Ajv {
     schemaType: 'object',
     errors: true,
     validate: function decimal(this: unknown, options: DecimalOptions, data: unknown): boolean {
-      if (data === null) return true;
+      // Other types are answered by the `type` keyword alone, with one message.
+      if (typeof data !== 'number' && typeof data !== 'string') return true;
       const problem = decimalProblem(data, options.scale, options.minimum);
       if (!problem) return true;
       (decimal as unknown as { errors: Array<Partial<ErrorObject>> }).errors = [
