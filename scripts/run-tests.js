@@ -53,7 +53,7 @@ await admin.query(`DROP DATABASE IF EXISTS ${template}`);
 await admin.query(`CREATE DATABASE ${template}`);
 await migrate(withDatabase(adminUrl, template), logger);
 
-let code = 1;
+let code;
 try {
   code = await new Promise((resolve) => {
     const child = spawn(process.execPath, [
