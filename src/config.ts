@@ -90,6 +90,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = env[name];
     // An empty variable is treated as unset: `FOO= npm start` is how people clear a value.
     if (value !== undefined && value !== '') raw[name] = value;
+    // Value.Convert is lenient with numbers ("true" → 1, "3000.5" → 3000, "0x10" → 16), which would
+    // start the service on a value nobody meant; a whole-number variable must be written as digits.
+    if (value && properties[name]?.type === 'integer' && !/^\s*-?\d+\s*$/.test(value)) {
+      throw new ConfigError(name, describe(name, properties[name]));
+    }
   }
   const converted = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw));
   const errors = Value.Errors(EnvSchema, converted);

@@ -8,7 +8,10 @@ export function parseTtl(text: string): number {
   const match = /^(\d+)([smhd]?)$/.exec(text.trim());
   if (!match) throw new Error(`--ttl must look like 1h, 30m, 90s, 2d or a number of seconds (got "${text}")`);
   const seconds = Number(match[1]) * (UNITS[match[2] || 's'] ?? 1);
-  if (seconds <= 0) throw new Error('--ttl must be positive');
+  // A ttl beyond a year is a mistake (and huge digit strings would overflow to Infinity).
+  if (!Number.isSafeInteger(seconds) || seconds <= 0 || seconds > 366 * 86400) {
+    throw new Error('--ttl must be positive and at most 366d');
+  }
   return seconds;
 }
 

@@ -149,7 +149,8 @@ export function installIntegrationAuth(app: FastifyInstance, verifier: Integrati
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const header = request.headers.authorization;
     if (!header) throw errors.unauthorized('Send the integration token as Authorization: Bearer <token>.', REALM);
-    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/.exec(header);
+    // The auth-scheme name is case-insensitive (RFC 9110 §11.1): clients that send "bearer" must work.
+    const match = /^Bearer ([A-Za-z0-9\-_.~+/]+=*)$/i.exec(header);
     if (!match) {
       throw errors.unauthorized('The Authorization header must be "Bearer <token>".', `${REALM}, error="invalid_request"`);
     }

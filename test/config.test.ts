@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const SECRET = 'a-shared-secret-that-is-at-least-32-chars';
+const PEM = '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n';
+
+/** Asserts `loadConfig(env)` stops with a ConfigError naming `variable` (in the message, not only the field). */
+function assertRefused(env: Record<string, string | undefined>, variable: string, reason?: RegExp): void {
+  assert.throws(() => loadConfig(env), (error: unknown) => {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    assert.equal(error.name, 'ConfigError');
+    assert.equal(error.variable, variable);
+    assert.match(error.message, new RegExp(`\\b${variable}\\b`));
+    if (reason) assert.match(error.message, reason);
+    return true;
+  });
+}
+
+describe('loadConfig: defaults', () => {
+  const config = loadConfig({});
+
+  it('listens on port 3000 on all interfaces', () => {
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '0.0.0.0');
+  });
+
+  it('resolves DATA_DIR (default ./data) to an absolute path', () => {
+    assert.ok(path.isAbsolute(config.dataDir));
+    assert.equal(config.dataDir, path.resolve('./data'));
+    const relative = loadConfig({ DATA_DIR: 'some/dir' });
+    assert.equal(relative.dataDir, path.resolve('some/dir'));
+    assert.ok(path.isAbsolute(relative.dataDir));
+  });
+
+  it('uses AUD, log level info, a 2000 ms search refresh and a pool of 10', () => {
+    assert.equal(config.siteCurrency, 'AUD');
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.searchRefreshIntervalMs, 2000);
+    assert.equal(config.databasePoolSize, 10);
+  });
+
+  it('leaves the optional services unset (embedded database, no Redis, no SMTP, no ERP)', () => {
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.smtpUrl, undefined);
+    assert.equal(config.erpUrl, undefined);
+  });
+
+  it('with no JWT setting, uses a generated HS256 secret and checks no iss/aud', () => {
+    assert.deepEqual(config.integrationJwt, { key: { kind: 'generated' }, algorithm: 'HS256', issuer: undefined, audience: undefined });
+  });
+});
+
+describe('loadConfig: given values', () => {
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATA_DIR: '/var/lib/portway',
+      DATABASE_URL: 'postgresql://u:p@db:5432/portway',
+      DATABASE_POOL_SIZE: '25',
+      REDIS_URL: 'rediss://cache:6380',
+      SITE_CURRENCY: 'NZD',
+      INTEGRATION_JWT_SECRET: SECRET,
+      INTEGRATION_JWT_ISSUER: 'erp',
+      INTEGRATION_JWT_AUDIENCE: 'portway',
+      SEARCH_REFRESH_INTERVAL_MS: '500',
+      SMTP_URL: 'smtps://mail:465',
+      ERP_URL: 'https://erp.example.com',
+      LOG_LEVEL: 'debug',
+    });
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.dataDir, '/var/lib/portway');
+    assert.equal(config.databaseUrl, 'postgresql://u:p@db:5432/portway');
+    assert.equal(config.databasePoolSize, 25);
+    assert.equal(config.redisUrl, 'rediss://cache:6380');
+    assert.equal(config.siteCurrency, 'NZD');
+    assert.deepEqual(config.integrationJwt, {
+      key: { kind: 'secret', secret: SECRET }, algorithm: 'HS256', issuer: 'erp', audience: 'portway',
+    });
+    assert.equal(config.searchRefreshIntervalMs, 500);
+    assert.equal(config.smtpUrl, 'smtps://mail:465');
+    assert.equal(config.erpUrl, 'https://erp.example.com');
+    assert.equal(config.logLevel, 'debug');
+  });
+
+  it('accepts postgres:// as well as postgresql://, redis:// and smtp://', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://x/y', REDIS_URL: 'redis://r', SMTP_URL: 'smtp://m:25' });
+    assert.equal(config.databaseUrl, 'postgres://x/y');
+    assert.equal(config.redisUrl, 'redis://r');
+    assert.equal(config.smtpUrl, 'smtp://m:25');
+  });
+
+  it('defaults the algorithm to RS256 with a public key or a JWKS URL, and allows ES256', () => {
+    assert.deepEqual(loadConfig({ INTEGRATION_JWT_PUBLIC_KEY: PEM }).integrationJwt.key, { kind: 'publicKey', pem: PEM });
+    assert.equal(loadConfig({ INTEGRATION_JWT_PUBLIC_KEY: PEM }).integrationJwt.algorithm, 'RS256');
+    const jwks = loadConfig({ INTEGRATION_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json' }).integrationJwt;
+    assert.deepEqual(jwks.key, { kind: 'jwks', url: 'https://idp.example.com/.well-known/jwks.json' });
+    assert.equal(jwks.algorithm, 'RS256');
+    assert.equal(loadConfig({ INTEGRATION_JWKS_URL: 'https://i/j', INTEGRATION_JWT_ALGORITHM: 'ES256' }).integrationJwt.algorithm, 'ES256');
+  });
+
+  it('ignores variables it does not know', () => {
+    assert.equal(loadConfig({ PORTT: 'abc', UNRELATED: 'x' }).port, 3000);
+  });
+});
+
+describe('loadConfig: a bad value stops with a ConfigError naming the variable', () => {
+  const cases: Array<[string, Record<string, string>, string, RegExp?]> = [
+    ['PORT not a number', { PORT: 'abc' }, 'PORT', /whole number/],
+    ['PORT above 65535', { PORT: '70000' }, 'PORT', /between 0 and 65535/],
+    ['PORT negative', { PORT: '-1' }, 'PORT'],
+    ['PORT with a fraction', { PORT: '3000.5' }, 'PORT', /whole number/],
+    ['PORT as a boolean word', { PORT: 'true' }, 'PORT', /whole number/],
+    ['PORT in hexadecimal', { PORT: '0x10' }, 'PORT', /whole number/],
+    ['PORT in exponent notation', { PORT: '1e3' }, 'PORT', /whole number/],
+    ['SITE_CURRENCY lower case', { SITE_CURRENCY: 'usd' }, 'SITE_CURRENCY'],
+    ['SITE_CURRENCY too long', { SITE_CURRENCY: 'AUDX' }, 'SITE_CURRENCY'],
+    ['DATABASE_URL not PostgreSQL', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    ['DATABASE_POOL_SIZE zero', { DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
+    ['REDIS_URL not redis', { REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of .*info/],
+    ['LOG_LEVEL in the wrong case', { LOG_LEVEL: 'INFO' }, 'LOG_LEVEL'],
+    ['SEARCH_REFRESH_INTERVAL_MS negative', { SEARCH_REFRESH_INTERVAL_MS: '-1' }, 'SEARCH_REFRESH_INTERVAL_MS'],
+    ['SEARCH_REFRESH_INTERVAL_MS not a number', { SEARCH_REFRESH_INTERVAL_MS: 'fast' }, 'SEARCH_REFRESH_INTERVAL_MS'],
+    ['SEARCH_REFRESH_INTERVAL_MS with a fraction', { SEARCH_REFRESH_INTERVAL_MS: '1500.5' }, 'SEARCH_REFRESH_INTERVAL_MS'],
+    ['INTEGRATION_JWT_SECRET too short', { INTEGRATION_JWT_SECRET: 'short-secret' }, 'INTEGRATION_JWT_SECRET', /at least 32/],
+    ['INTEGRATION_JWT_PUBLIC_KEY not a PEM public key', { INTEGRATION_JWT_PUBLIC_KEY: 'ssh-rsa AAAA' }, 'INTEGRATION_JWT_PUBLIC_KEY'],
+    ['INTEGRATION_JWKS_URL not http(s)', { INTEGRATION_JWKS_URL: 'file:///etc/jwks.json' }, 'INTEGRATION_JWKS_URL'],
+    ['INTEGRATION_JWT_ALGORITHM not supported', { INTEGRATION_JWT_ALGORITHM: 'none' }, 'INTEGRATION_JWT_ALGORITHM'],
+    ['SMTP_URL not smtp', { SMTP_URL: 'ftp://x' }, 'SMTP_URL'],
+    ['ERP_URL not http(s)', { ERP_URL: 'erp.local' }, 'ERP_URL'],
+  ];
+  for (const [label, env, variable, reason] of cases) {
+    it(label, () => assertRefused(env, variable, reason));
+  }
+
+  it('refuses two key sources together, naming both', () => {
+    for (const env of [
+      { INTEGRATION_JWT_SECRET: SECRET, INTEGRATION_JWT_PUBLIC_KEY: PEM },
+      { INTEGRATION_JWT_SECRET: SECRET, INTEGRATION_JWKS_URL: 'https://i/j' },
+      { INTEGRATION_JWT_PUBLIC_KEY: PEM, INTEGRATION_JWKS_URL: 'https://i/j' },
+    ]) {
+      const [first, second] = Object.keys(env) as [string, string];
+      assertRefused(env, second, new RegExp(`${first}.*exactly one key source`));
+    }
+  });
+
+  it('refuses RS256 or ES256 with a shared secret', () => {
+    assertRefused({ INTEGRATION_JWT_SECRET: SECRET, INTEGRATION_JWT_ALGORITHM: 'RS256' }, 'INTEGRATION_JWT_ALGORITHM', /HS256/);
+    assertRefused({ INTEGRATION_JWT_SECRET: SECRET, INTEGRATION_JWT_ALGORITHM: 'ES256' }, 'INTEGRATION_JWT_ALGORITHM', /HS256/);
+  });
+
+  it('refuses RS256 with the generated dev secret (no key source)', () => {
+    assertRefused({ INTEGRATION_JWT_ALGORITHM: 'RS256' }, 'INTEGRATION_JWT_ALGORITHM');
+  });
+
+  it('refuses HS256 with a public key or JWKS URL', () => {
+    assertRefused({ INTEGRATION_JWT_PUBLIC_KEY: PEM, INTEGRATION_JWT_ALGORITHM: 'HS256' }, 'INTEGRATION_JWT_ALGORITHM', /RS256 or ES256/);
+    assertRefused({ INTEGRATION_JWKS_URL: 'https://i/j', INTEGRATION_JWT_ALGORITHM: 'HS256' }, 'INTEGRATION_JWT_ALGORITHM');
+  });
+});
+
+describe('loadConfig: empty values and the result', () => {
+  it('treats an empty string as unset', () => {
+    const config = loadConfig({
+      PORT: '', HOST: '', DATA_DIR: '', SITE_CURRENCY: '', LOG_LEVEL: '', SEARCH_REFRESH_INTERVAL_MS: '',
+      DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', ERP_URL: '',
+      INTEGRATION_JWT_SECRET: '', INTEGRATION_JWT_PUBLIC_KEY: '', INTEGRATION_JWKS_URL: '', INTEGRATION_JWT_ALGORITHM: '',
+      INTEGRATION_JWT_ISSUER: '', INTEGRATION_JWT_AUDIENCE: '',
+    });
+    assert.deepEqual(config, loadConfig({}));
+  });
+
+  it('an empty key source does not count as a second one', () => {
+    const config = loadConfig({ INTEGRATION_JWT_SECRET: SECRET, INTEGRATION_JWT_PUBLIC_KEY: '', INTEGRATION_JWKS_URL: '' });
+    assert.equal(config.integrationJwt.key.kind, 'secret');
+  });
+
+  it('reads process.env when given no argument', () => {
+    const saved = process.env.SITE_CURRENCY;
+    process.env.SITE_CURRENCY = 'GBP';
+    try {
+      assert.equal(loadConfig().siteCurrency, 'GBP');
+    } finally {
+      if (saved === undefined) delete process.env.SITE_CURRENCY;
+      else process.env.SITE_CURRENCY = saved;
+    }
+  });
+
+  it('does not modify the env object it is given', () => {
+    const env = { PORT: '8080', HOST: '' };
+    loadConfig(env);
+    assert.deepEqual(env, { PORT: '8080', HOST: '' });
+  });
+
+  it('returns a frozen object, down to the JWT key', () => {
+    const config = loadConfig({ INTEGRATION_JWT_SECRET: SECRET });
+    assert.ok(Object.isFrozen(config));
+    assert.ok(Object.isFrozen(config.integrationJwt));
+    assert.ok(Object.isFrozen(config.integrationJwt.key));
+    assert.throws(() => { (config as { port: number }).port = 1; }, TypeError);
+    assert.throws(() => { (config.integrationJwt as { algorithm: string }).algorithm = 'none'; }, TypeError);
+    assert.throws(() => { (config.integrationJwt.key as { secret: string }).secret = 'x'; }, TypeError);
+    assert.equal(config.port, 3000);
+    assert.equal(config.integrationJwt.algorithm, 'HS256');
+  });
+});
