@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
@@ -12,11 +13,24 @@ export async function serve(config: Config): Promise<void> {
   try {
     const integrationVerifier = await createIntegrationVerifier(config);
     const app = await buildApp({ config, pool: database.pool, integrationVerifier, logger });
+    // Responses still being worked on. Node's server.close() (called by app.close()) ends idle
+    // keep-alive sockets only once, at the moment it is called; a request in flight then finishes
+    // with a keep-alive response and its socket stays open until the client or keepAliveTimeout
+    // (72 s) closes it, so app.close() outlived the grace delay: exit code 1 and the embedded
+    // PostgreSQL left running. Found by test/e2e/serve.test.ts (a PUT blocked on a lock at SIGTERM).
+    const inFlight = new Set<ServerResponse>();
+    app.server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+      inFlight.add(res);
+      res.once('close', () => inFlight.delete(res));
+    });
     await app.listen({ port: config.port, host: config.host });
 
     closeWithGrace({ delay: 20_000, logger }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'shutting down after an error');
       else logger.info({ signal }, 'shutting down');
+      // Requests in flight answer with `Connection: close`, so Node closes their sockets once they
+      // are done and the client does not send more on them.
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       // In-flight requests finish first; new ones get 503 while closing.
       await app.close();
       await database.close();

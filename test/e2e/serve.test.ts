@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { after, describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import pino from 'pino';
+import { startEmbeddedPostgres } from '../../src/platform/db/embedded.js';
+import { embeddedUrl, isRunning, makeTmpDir, postmaster, stopLeftoverServer, waitFor } from '../helpers/processes.js';
+
+const run = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The service as `npm start` runs it, in a process of its own, on the embedded default: the
+ * child never sees the test run's DATABASE_URL or JWT settings, whatever they are.
+ */
+function serviceEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (name === 'DATABASE_URL' || name.startsWith('INTEGRATION_JWT') || name === 'INTEGRATION_JWKS_URL') delete env[name];
+  }
+  delete env.NODE_TEST_CONTEXT;
+  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
+}
+
+interface LogLine { level: number; msg: string; [key: string]: unknown }
+
+interface Service {
+  child: ChildProcess;
+  port: number;
+  lines: LogLine[];
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+const outputs: Array<Pick<Service, 'lines' | 'stderr'>> = [];
+
+/** On failure, the output of every service started so far goes to the test report. */
+function reportingOutput(fn: () => Promise<void>): (t: TestContext) => Promise<void> {
+  return async (t) => {
+    try {
+      await fn();
+    } catch (error) {
+      for (const output of outputs) t.diagnostic(diagnostics(output));
+      throw error;
+    }
+  };
+}
+
+after(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) {
+    await stopLeftoverServer(dir);
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+function spawnServe(env: NodeJS.ProcessEnv): { child: ChildProcess; lines: LogLine[]; stderr(): string; exited: Service['exited'] } {
+  const child = spawn(process.execPath, ['bin/portway.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines: LogLine[] = [];
+  let pending = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8');
+    let nl;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      if (line.trim()) lines.push(JSON.parse(line) as LogLine);
+    }
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  outputs.push({ lines, stderr: () => stderr });
+  return { child, lines, stderr: () => stderr, exited };
+}
+
+/** Starts `portway serve` and waits for pino's "Server listening at http://127.0.0.1:PORT" line. */
+async function startService(dataDir: string): Promise<Service> {
+  const service = spawnServe(serviceEnv(dataDir));
+  let exitedEarly = false;
+  void service.exited.then(() => { exitedEarly = true; });
+  const port = await waitFor('the service to listen', () => {
+    if (exitedEarly) throw new Error(`serve exited before listening:\n${service.stderr()}`);
+    for (const line of service.lines) {
+      const match = /^Server listening at http:\/\/127\.0\.0\.1:(\d+)$/.exec(line.msg);
+      if (match) return Number(match[1]);
+    }
+    return undefined;
+  }, 120_000);
+  return { ...service, port };
+}
+
+/** The service's log and stderr, for assertion messages. */
+function diagnostics(service: Pick<Service, 'lines' | 'stderr'>): string {
+  return `service output:\n${service.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${service.stderr()}`;
+}
+
+async function mintToken(dataDir: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['bin/portway.js', 'token', 'mint'], { cwd: root, env: serviceEnv(dataDir) });
+  const token = stdout.trim();
+  assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'token mint prints a JWT');
+  return token;
+}
+
+function putProducts(port: number, token: string, data: unknown[]): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}/api/integration/catalogue/products`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ source: 'e2e-erp', data }),
+  });
+}
+
+describe('portway serve on the embedded default', { timeout: 300_000 }, () => {
+  it('serves, shuts down gracefully on SIGTERM, and keeps its data across a restart', reportingOutput(async () => {
+    const dataDir = await makeTmpDir('portway-e2e-');
+    dirs.push(dataDir);
+
+    const service = await startService(dataDir);
+    assert.ok(service.lines.some((l) => l.msg === 'initialising embedded PostgreSQL'), 'a fresh DATA_DIR is initialised');
+    assert.ok(service.lines.some((l) => l.msg === 'embedded PostgreSQL started'));
+    assert.equal(await fs.readFile(path.join(dataDir, 'postgres.owner'), 'utf8'), String(service.child.pid));
+
+    const token = await mintToken(dataDir);
+    const res = await putProducts(service.port, token, [
+      { sku: 'E2E-1', name: 'First product', unitPrice: 12.5, blocked: false },
+      { sku: 'E2E-2', name: 'Second product', unitPrice: '3.0001' },
+    ]);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), {
+      data: [{ key: 'E2E-1', outcome: 'Upserted' }, { key: 'E2E-2', outcome: 'Upserted' }],
+    });
+
+    const ready = await fetch(`http://127.0.0.1:${service.port}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(await ready.json(), { status: 'ready' });
+
+    // Graceful shutdown: a PUT blocked on a table lock when SIGTERM arrives still completes.
+    const server = postmaster(dataDir) ?? assert.fail('postmaster.pid of the embedded server');
+    assert.equal(isRunning(server.pid), true);
+    const locker = new pg.Client({ connectionString: embeddedUrl(dataDir) });
+    await locker.connect();
+    let inFlight: Promise<Response> | undefined;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE products IN ACCESS EXCLUSIVE MODE');
+      inFlight = putProducts(service.port, token, [{ sku: 'E2E-INFLIGHT', name: 'Written during shutdown' }]);
+      inFlight.catch(() => undefined); // awaited below; keeps an early rejection from going unhandled
+      await waitFor('the PUT to wait for the products lock', async () => {
+        const { rows } = await locker.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'products'::regclass AND NOT granted",
+        );
+        return (rows[0]?.n ?? 0) > 0;
+      });
+      service.child.kill('SIGTERM');
+      await waitFor('the service to start shutting down', () => service.lines.some((l) => l.msg === 'shutting down'));
+    } finally {
+      await locker.query('COMMIT').catch(() => undefined);
+      await locker.end();
+    }
+
+    const late = await inFlight;
+    assert.equal(late.status, 200);
+    assert.deepEqual(await late.json(), { data: [{ key: 'E2E-INFLIGHT', outcome: 'Upserted' }] });
+    assert.deepEqual(await service.exited, { code: 0, signal: null }, diagnostics(service));
+    assert.ok(service.lines.some((l) => l.msg === 'shutdown complete'));
+    assert.equal(isRunning(server.pid), false, 'the embedded server is stopped with the service');
+    assert.equal(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid')), false, 'the server shut down cleanly');
+    assert.equal(existsSync(path.join(dataDir, 'postgres.owner')), false);
+
+    // Restart on the same DATA_DIR: no initdb, and everything written before is still there.
+    const restarted = await startService(dataDir);
+    try {
+      assert.ok(!restarted.lines.some((l) => l.msg === 'initialising embedded PostgreSQL'), 'an existing DATA_DIR is reused');
+      const readyAgain = await fetch(`http://127.0.0.1:${restarted.port}/readyz`);
+      assert.equal(readyAgain.status, 200);
+      await readyAgain.body?.cancel();
+
+      // The test attaches to the running service's server, like a second Portway process would.
+      const attached = await startEmbeddedPostgres(dataDir, pino({ level: 'silent' }));
+      assert.equal(attached.owned, false);
+      const client = new pg.Client({ connectionString: attached.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query('SELECT sku, name, unit_price FROM products ORDER BY sku');
+        assert.deepEqual(rows, [
+          { sku: 'E2E-1', name: 'First product', unit_price: '12.5000' },
+          { sku: 'E2E-2', name: 'Second product', unit_price: '3.0001' },
+          { sku: 'E2E-INFLIGHT', name: 'Written during shutdown', unit_price: null },
+        ]);
+      } finally {
+        await client.end();
+        await attached.stop();
+      }
+
+      // The restarted service still answers with a token minted under the same DATA_DIR.
+      const again = await putProducts(restarted.port, await mintToken(dataDir), [{ sku: 'E2E-1', name: 'First product', unitPrice: 12.5, blocked: false }]);
+      assert.equal(again.status, 200);
+      await again.body?.cancel();
+    } finally {
+      restarted.child.kill('SIGTERM');
+      assert.deepEqual(await restarted.exited, { code: 0, signal: null }, diagnostics(restarted));
+    }
+  }));
+
+  it('refuses to start on a config error, naming the variable, without a stack trace', async () => {
+    const dataDir = await makeTmpDir('portway-e2e-config-');
+    dirs.push(dataDir);
+    const service = spawnServe(serviceEnv(dataDir, { PORT: 'abc' }));
+    const { code } = await service.exited;
+    assert.notEqual(code, 0);
+    assert.equal(code, 78, 'EX_CONFIG');
+    assert.match(service.stderr(), /\bPORT\b/);
+    assert.doesNotMatch(service.stderr(), /^\s+at\s/m, 'no stack trace');
+    assert.equal(existsSync(path.join(dataDir, 'postgres')), false, 'no database is started for a bad config');
+  });
+});
