@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
+import { REPO_ROOT } from './paths.js';
+
+/**
+ * Benchmark catalogues. The Luma catalogue is read from the shared data directory next to the
+ * repository (its licence forbids copying it into the source tree); the large catalogue is generated
+ * from it in memory and never written to disk.
+ */
+export const LUMA_CATALOGUE_PATH = path.resolve(REPO_ROOT, '../shared/data/luma-catalogue.json');
+
+interface LumaVariant extends ProductItem {
+  categoryName?: string;
+}
+
+/** The Luma variants as integration items (`categoryName`, the source's category path, is not an interface field and is left out). */
+export function loadLumaCatalogue(file = LUMA_CATALOGUE_PATH): ProductItem[] {
+  if (!fs.existsSync(file)) {
+    throw new Error(`The Luma catalogue is missing: expected it at ${file} (see ../shared/data/README.md).`);
+  }
+  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { products?: LumaVariant[] };
+  if (!Array.isArray(parsed.products) || parsed.products.length === 0) {
+    throw new Error(`${file} has no products array`);
+  }
+  return parsed.products.map(({ categoryName: _categoryName, ...item }) => item);
+}
+
+/** Small deterministic PRNG (mulberry32), so every run generates the same catalogue. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Groups variants by master product, in first-seen order. */
+function byMaster(items: readonly ProductItem[]): ProductItem[][] {
+  const groups = new Map<string, ProductItem[]>();
+  for (const item of items) {
+    const key = item.masterProductNo ?? item.sku;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = []));
+    group.push(item);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * A catalogue of exactly `count` variants with the shape and distributions of `source`: master
+ * products are cloned round-robin (so categories, genders, sizes, colours and variants per master
+ * keep the source's proportions) under new master numbers — the source's letter prefix plus a
+ * five-digit number, e.g. `MH10000`, which the source (two digits) never uses. SKUs follow the
+ * source's `<master>-<size>-<colour>` pattern; names get a generation number; each master's price
+ * is the template's scaled by a seeded factor in [0.8, 1.2], rounded to cents.
+ */
+export function generateCatalogue(source: readonly ProductItem[], count: number, seed = 20_251_122): ProductItem[] {
+  const masters = byMaster(source);
+  const random = seededRandom(seed);
+  const out: ProductItem[] = [];
+  for (let m = 0; out.length < count; m += 1) {
+    const template = masters[m % masters.length] as ProductItem[];
+    const generation = Math.floor(m / masters.length) + 2;
+    const first = template[0] as ProductItem;
+    const prefix = /^[A-Za-z]*/.exec(first.masterProductNo ?? '')?.[0] || 'G';
+    const masterNo = `${prefix}${String(10_000 + m).padStart(5, '0')}`;
+    const factor = 0.8 + random() * 0.4;
+    for (const variant of template) {
+      if (out.length >= count) break;
+      const suffix = `-${variant.size ?? ''}-${variant.color ?? ''}`;
+      const baseName = variant.name?.endsWith(suffix) ? variant.name.slice(0, -suffix.length) : variant.name;
+      out.push({
+        ...variant,
+        sku: `${masterNo}${suffix}`,
+        masterProductNo: masterNo,
+        ...(baseName ? { name: `${baseName} ${generation}${suffix}` } : {}),
+        ...(typeof variant.unitPrice === 'number' ? { unitPrice: Math.round(variant.unitPrice * factor * 100) / 100 } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** Splits items into consecutive batches of at most `size`. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const batches: T[][] = [];
+  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
+  return batches;
+}

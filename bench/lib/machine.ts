@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import os from 'node:os';
+
+/**
+ * How much of the machine's CPU went to processes other than the benchmark's own (this process,
+ * the service, and the PostgreSQL server with all its children) during a phase. On a small
+ * machine anything else running — a test suite, a build — skews the figures; the scenario prints
+ * a warning when the share is noticeable. Linux only (/proc); elsewhere the share is unknown.
+ */
+const USER_HZ = 100;
+
+function readProc(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** pid → [ppid, utime + stime in ticks] for every process visible in /proc. */
+function processTable(): Map<number, { ppid: number; ticks: number }> {
+  const table = new Map<number, { ppid: number; ticks: number }>();
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return table;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProc(`/proc/${entry}/stat`);
+    if (!stat) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    table.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+  }
+  return table;
+}
+
+/** Busy ticks of all CPUs together (everything but idle and iowait). */
+function machineBusyTicks(): number | undefined {
+  const line = readProc('/proc/stat')?.split('\n')[0];
+  if (!line?.startsWith('cpu ')) return undefined;
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  return (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0);
+}
+
+/** The parent of a process (for a PostgreSQL backend: the postmaster), when it is visible here. */
+export function parentPid(pid: number): number | undefined {
+  const stat = readProc(`/proc/${pid}/stat`);
+  if (!stat) return undefined;
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** True when `pid` is a postgres process on this machine (a remote server's pid means nothing here). */
+export function isLocalPostgres(pid: number): boolean {
+  return (readProc(`/proc/${pid}/cmdline`) ?? '').includes('postgres');
+}
+
+interface Snapshot { busy: number; ours: Map<number, number> }
+
+export class ForeignCpuMonitor {
+  /** Roots whose whole process trees count as the benchmark's own. */
+  private readonly roots = new Set<number>([process.pid]);
+
+  addRoot(pid: number | undefined): void {
+    if (pid !== undefined && pid > 0) this.roots.add(pid);
+  }
+
+  private snapshot(): Snapshot | undefined {
+    const busy = machineBusyTicks();
+    if (busy === undefined) return undefined;
+    const table = processTable();
+    const ours = new Map<number, number>();
+    const isOurs = (pid: number, depth = 0): boolean => {
+      if (this.roots.has(pid)) return true;
+      const entry = table.get(pid);
+      return entry !== undefined && entry.ppid > 1 && depth < 16 && isOurs(entry.ppid, depth + 1);
+    };
+    for (const [pid, entry] of table) if (isOurs(pid)) ours.set(pid, entry.ticks);
+    return { busy, ours };
+  }
+
+  /** Starts measuring; the returned function gives the foreign share of total CPU capacity (0–1). */
+  start(): () => number | undefined {
+    const before = this.snapshot();
+    const started = process.hrtime.bigint();
+    return () => {
+      const after = this.snapshot();
+      if (!before || !after) return undefined;
+      let oursTicks = 0;
+      for (const [pid, ticks] of after.ours) oursTicks += ticks - (before.ours.get(pid) ?? 0);
+      const elapsedTicks = (Number(process.hrtime.bigint() - started) / 1e9) * USER_HZ * os.cpus().length;
+      if (elapsedTicks <= 0) return undefined;
+      return Math.max(0, Math.min(1, (after.busy - before.busy - oursTicks) / elapsedTicks));
+    };
+  }
+}
