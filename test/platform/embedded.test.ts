@@ -73,7 +73,7 @@ async function newDataDir(): Promise<string> {
   return dir;
 }
 
-describe('embedded PostgreSQL', { timeout: 180_000 }, () => {
+describe('embedded PostgreSQL', { timeout: 300_000 }, () => {
   it('initialises on first start and keeps data across a stop and a second start', async () => {
     const dir = await newDataDir();
     const first = capturingLogger();
