@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { Metrics } from './metrics.js';
 import { compileItemValidator, type ItemError } from './item-validator.js';
-import { AppError, errors, ProblemSchema } from './problem.js';
+import { errors, ProblemSchema } from './problem.js';
 import { isDatabaseError, withTransaction, type Pool, type Queryable } from '../db/pool.js';
 
 /**
@@ -92,7 +92,7 @@ export async function processBatch<TItem>(
     } catch (error) {
       if (isDatabaseError(error)) {
         const unavailable = errors.databaseUnavailable();
-        (unavailable as AppError & { cause?: unknown }).cause = error;
+        unavailable.cause = error;
         throw unavailable;
       }
       throw error;

@@ -114,6 +114,8 @@ export interface IntegrationVerifier { verify(token: string): Promise<Integratio
 
 export async function createIntegrationVerifier(config: Config): Promise<IntegrationVerifier> {
   const key = await verificationKey(config);
+  // One call shape for every key kind: jose's overloads take either a key or a key-resolving function.
+  const getKey: JWTVerifyGetKey = typeof key === 'function' ? key : async () => key;
   const { algorithm, issuer, audience } = config.integrationJwt;
   const options = {
     algorithms: [algorithm],
@@ -126,9 +128,7 @@ export async function createIntegrationVerifier(config: Config): Promise<Integra
     async verify(token) {
       let payload: JWTPayload;
       try {
-        payload = typeof key === 'function'
-          ? (await jwtVerify(token, key, options)).payload
-          : (await jwtVerify(token, key, options)).payload;
+        payload = (await jwtVerify(token, getKey, options)).payload;
       } catch (error) {
         throw errors.unauthorized(reasonFor(error), `${REALM}, error="invalid_token"`);
       }
