@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import { toDecimalText } from '../../platform/decimal.js';
+import { defineTable } from '../../platform/db/upsert.js';
 import type { ProductItem } from './catalogue.schemas.js';
 
 /** Interface field → column, in table order. The upsert statement below is generated from it. */
@@ -39,34 +39,9 @@ const PRODUCT_COLUMNS = [
   ['itemDiscountGroup', 'item_discount_group', 'varchar(50)'],
 ] as const satisfies ReadonlyArray<readonly [keyof ProductItem, string, string]>;
 
-const DECIMAL_FIELDS = new Set<string>(['unitPrice', 'weight', 'length', 'width', 'height']);
-const columns = PRODUCT_COLUMNS.map(([, column]) => column);
-const updatable = columns.filter((c) => c !== 'sku');
+const products = defineTable({ table: 'products', columns: PRODUCT_COLUMNS, key: ['sku'] });
 
-/**
- * One statement for the whole batch: the items travel as one JSON array and are expanded by
- * jsonb_to_recordset. Every field is replaced (a field not sent becomes null), and the row is
- * only touched — `changed_at` moved — when some value really differs.
- */
-const UPSERT_PRODUCTS = `
-INSERT INTO products (${columns.join(', ')})
-SELECT ${columns.join(', ')}
-FROM jsonb_to_recordset($1::jsonb) AS item(${PRODUCT_COLUMNS.map(([, c, t]) => `${c} ${t}`).join(', ')})
-ON CONFLICT (sku) DO UPDATE SET
-  ${updatable.map((c) => `${c} = excluded.${c}`).join(',\n  ')},
-  changed_at = now()
-WHERE (${updatable.map((c) => `products.${c}`).join(', ')})
-  IS DISTINCT FROM (${updatable.map((c) => `excluded.${c}`).join(', ')})`;
-
-function toRow(item: ProductItem): Record<string, unknown> {
-  const row: Record<string, unknown> = {};
-  for (const [field, column] of PRODUCT_COLUMNS) {
-    const value = item[field];
-    row[column] = DECIMAL_FIELDS.has(field) ? toDecimalText(value as number | string | null | undefined) : (value ?? null);
-  }
-  return row;
-}
-
+/** Every field is replaced (a field not sent becomes null); `changed_at` moves only on a real change. */
 export async function upsertProducts(tx: Queryable, items: readonly ProductItem[]): Promise<void> {
-  await tx.query(UPSERT_PRODUCTS, [JSON.stringify(items.map(toRow))]);
+  await products.upsert(tx, items);
 }

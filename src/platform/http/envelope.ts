@@ -36,8 +36,14 @@ export interface BatchDefinition<TItem> {
   /** The accepted item's result; defaults to `{key, outcome: 'Upserted'}`. */
   result?(item: TItem, key: string): ResultItem;
   /**
+   * Whether accepted items sharing a key collapse to the last occurrence before `write` (default
+   * true). The GST matrix answers every item with the key `matrix` and merges its pairs itself.
+   */
+  readonly deduplicate?: boolean;
+  /**
    * Writes the accepted items in the caller's transaction. Items arrive deduplicated by key (last
    * occurrence wins) and sorted by key, so concurrent batches take row locks in the same order.
+   * Without deduplication they arrive in request order.
    */
   write(tx: Queryable, items: TItem[]): Promise<void>;
 }
@@ -51,8 +57,9 @@ export function prepareBatch<TItem>(definition: BatchDefinition<TItem>): Prepare
   return { definition, validate: compileItemValidator(definition.itemSchema) };
 }
 
+/** A problem at a key field, inside it, or at one of its parents (`/account` missing) breaks the key. */
 function touchesKey(path: string, keyFields: readonly string[]): boolean {
-  return path === '' || keyFields.some((k) => path === k || path.startsWith(`${k}/`));
+  return path === '' || keyFields.some((k) => path === k || path.startsWith(`${k}/`) || k.startsWith(`${path}/`));
 }
 
 export interface BatchOutcome { results: ResultItem[]; accepted: number; rejected: number }
@@ -66,6 +73,7 @@ export async function processBatch<TItem>(
   const { definition } = batch;
   const results: ResultItem[] = new Array(data.length);
   const latest = new Map<string, TItem>();
+  const accepted: TItem[] = [];
   let rejected = 0;
 
   data.forEach((raw, index) => {
@@ -81,12 +89,14 @@ export async function processBatch<TItem>(
     const item = raw as TItem;
     const key = definition.keyOf(item);
     latest.set(key, item);
+    accepted.push(item);
     results[index] = definition.result ? definition.result(item, key) : { key, outcome: 'Upserted' };
   });
 
-  const keys = [...latest.keys()].sort();
-  if (keys.length > 0) {
-    const items = keys.map((k) => latest.get(k) as TItem);
+  const items = definition.deduplicate === false
+    ? accepted
+    : [...latest.keys()].sort().map((k) => latest.get(k) as TItem);
+  if (items.length > 0) {
     try {
       await withTransaction(pool, (tx) => definition.write(tx, items));
     } catch (error) {

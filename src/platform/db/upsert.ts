@@ -1,0 +1,107 @@
+import { toDecimalText } from '../decimal.js';
+import type { Queryable } from './pool.js';
+
+/**
+ * Set-based upserts for the integration tables. A batch travels as one JSON array expanded by
+ * `jsonb_to_recordset`, so 1,000 items are one statement, not 1,000 round trips. Every table keeps
+ * `created_at` (first learned) and `changed_at` (last real change): a row is only touched when some
+ * value differs, so an identical re-send moves nothing.
+ */
+
+/** `[field in the item, column, SQL type]`; numeric columns are sent as canonical decimal text. */
+export type ColumnSpec<TField extends string = string> = readonly [field: TField, column: string, sqlType: string];
+
+export interface TableSpec<TField extends string = string> {
+  readonly table: string;
+  readonly columns: ReadonlyArray<ColumnSpec<TField>>;
+  /** Columns of the primary key: the conflict target. */
+  readonly key: readonly string[];
+}
+
+export interface UpsertTable<TField extends string> {
+  readonly spec: TableSpec<TField>;
+  /** Maps flat source objects (interface field names) to rows and upserts them in array order. */
+  upsert(tx: Queryable, sources: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void>;
+  /** The rows as sent to PostgreSQL, for callers that run further statements over the same JSON. */
+  rows(sources: ReadonlyArray<Partial<Record<TField, unknown>>>): string;
+}
+
+function recordsetColumns(columns: ReadonlyArray<ColumnSpec>): string {
+  return columns.map(([, c, t]) => `${c} ${t}`).join(', ');
+}
+
+/**
+ * The upsert statement. Rows are inserted in array order: callers sort by key so that concurrent
+ * batches lock rows in the same order and cannot deadlock. `ON CONFLICT DO UPDATE` locks the
+ * existing row even when its WHERE skips the update, which is what serialises snapshot writers.
+ */
+export function upsertStatement(spec: TableSpec): string {
+  const columns = spec.columns.map(([, c]) => c);
+  const updatable = columns.filter((c) => !spec.key.includes(c));
+  const set = updatable.length > 0
+    ? `${updatable.map((c) => `${c} = excluded.${c}`).join(',\n  ')},\n  changed_at = now()
+WHERE (${updatable.map((c) => `${spec.table}.${c}`).join(', ')})
+  IS DISTINCT FROM (${updatable.map((c) => `excluded.${c}`).join(', ')})`
+    // A key-only table still takes the row lock; nothing to change.
+    : `${spec.key[0]} = excluded.${spec.key[0]}\nWHERE false`;
+  return `
+INSERT INTO ${spec.table} (${columns.join(', ')})
+SELECT ${columns.join(', ')}
+FROM jsonb_to_recordset($1::jsonb) AS item(${recordsetColumns(spec.columns)})
+ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET
+  ${set}`;
+}
+
+export function defineTable<TField extends string>(spec: TableSpec<TField>): UpsertTable<TField> {
+  const statement = upsertStatement(spec);
+  const decimals = new Set(spec.columns.filter(([, , t]) => t.startsWith('numeric')).map(([f]) => f));
+  const toRow = (source: Partial<Record<TField, unknown>>): Record<string, unknown> => {
+    const row: Record<string, unknown> = {};
+    for (const [field, column] of spec.columns) {
+      const value = source[field];
+      if (value === undefined || value === null) continue; // a missing key is NULL to jsonb_to_recordset
+      row[column] = decimals.has(field) ? toDecimalText(value as number | string) : value;
+    }
+    return row;
+  };
+  const rows = (sources: ReadonlyArray<Partial<Record<TField, unknown>>>) => JSON.stringify(sources.map(toRow));
+  return {
+    spec,
+    rows,
+    async upsert(tx, sources) {
+      if (sources.length === 0) return;
+      await tx.query(statement, [rows(sources)]);
+    },
+  };
+}
+
+/**
+ * Snapshot children: for every parent whose array was sent, children stored but not sent are
+ * deleted and the sent ones upserted. Parents whose array was not sent are left alone. Run it after
+ * the parents' upsert in the same transaction: the parent row locks make concurrent snapshots of
+ * one parent take turns, so each parent ends with exactly one sender's set.
+ */
+export function defineSnapshot<TField extends string>(
+  child: TableSpec<TField>,
+  parentKey: readonly string[],
+): { replace(tx: Queryable, parents: ReadonlyArray<Record<string, unknown>>, children: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void> } {
+  const table = defineTable(child);
+  const keyColumns = child.columns.filter(([, c]) => child.key.includes(c));
+  const parentColumns = child.columns.filter(([, c]) => parentKey.includes(c));
+  const deleteStatement = `
+DELETE FROM ${child.table} AS c
+USING jsonb_to_recordset($1::jsonb) AS parent(${recordsetColumns(parentColumns)})
+WHERE ${parentKey.map((k) => `c.${k} = parent.${k}`).join(' AND ')}
+  AND NOT EXISTS (
+    SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS kept(${recordsetColumns(keyColumns)})
+    WHERE ${child.key.map((k) => `kept.${k} = c.${k}`).join(' AND ')}
+  )`;
+  return {
+    async replace(tx, parents, children) {
+      if (parents.length === 0) return;
+      const rows = table.rows(children);
+      await tx.query(deleteStatement, [JSON.stringify(parents), rows]);
+      if (children.length > 0) await table.upsert(tx, children);
+    },
+  };
+}
