@@ -11,6 +11,12 @@ import { installIntegrationAuth, type IntegrationVerifier } from './platform/htt
 import { createMetrics, installHttpMetrics, type Metrics } from './platform/http/metrics.js';
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
 import { catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
+import { customersIntegrationRoutes } from './modules/customers/customers.routes.js';
+import { freightIntegrationRoutes } from './modules/freight/freight.routes.js';
+import { inventoryIntegrationRoutes } from './modules/inventory/inventory.routes.js';
+import { ledgerIntegrationRoutes } from './modules/ledger/ledger.routes.js';
+import { pricingIntegrationRoutes } from './modules/pricing/pricing.routes.js';
+import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -94,6 +100,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installIntegrationAuth(integration, deps.integrationVerifier);
     const routeDeps = { pool: deps.pool, metrics };
     await catalogueIntegrationRoutes(integration, routeDeps);
+    await customersIntegrationRoutes(integration, routeDeps);
+    await ledgerIntegrationRoutes(integration, routeDeps);
+    await freightIntegrationRoutes(integration, routeDeps);
+    await inventoryIntegrationRoutes(integration, routeDeps);
+    await pricingIntegrationRoutes(integration, routeDeps);
+    await taxIntegrationRoutes(integration, routeDeps);
   }, { prefix: '/api/integration' });
 
   return app;

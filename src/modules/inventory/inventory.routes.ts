@@ -1,0 +1,7 @@
+import type { FastifyInstance } from 'fastify';
+import type { BatchRouteDeps } from '../../platform/http/envelope.js';
+
+export async function inventoryIntegrationRoutes(app: FastifyInstance, deps: BatchRouteDeps): Promise<void> {
+  void app;
+  void deps;
+}
