@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrateCommand } from './cli/db.js';
 import { serveCommand } from './cli/serve.js';
 import { tokenMintCommand, parseTtl } from './cli/token.js';
+import { runWorkerProcess } from './worker.js';
 
 /** `portway`: every command reads the same configuration as the service (same DATA_DIR, DATABASE_URL). */
 function config(): Config {
@@ -17,6 +18,10 @@ const program = new Command()
 program.command('serve')
   .description('Run the HTTP service (what `npm start` runs)')
   .action(async () => serveCommand(config()));
+
+program.command('worker')
+  .description('Run only the job worker (provisioning, invitations), e.g. with WORKER_IN_PROCESS=false on the HTTP processes')
+  .action(async () => runWorkerProcess(config()));
 
 program.command('token')
   .description('Integration tokens')

@@ -24,6 +24,10 @@ const EnvSchema = Type.Object({
   SEARCH_REFRESH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 2000 }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   ERP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  MAIL_FROM: Type.String({ minLength: 3, default: 'Portway <no-reply@portway.invalid>' }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  WORKER_IN_PROCESS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 50, default: 2 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -58,6 +62,11 @@ export interface Config {
   readonly searchRefreshIntervalMs: number;
   readonly smtpUrl: string | undefined;
   readonly erpUrl: string | undefined;
+  /** Sender of portal invitations. */
+  readonly mailFrom: string;
+  /** Base URL people open (invitation links); defaults to http://localhost:PORT. */
+  readonly publicUrl: string;
+  readonly worker: { readonly inProcess: boolean; readonly concurrency: number };
   readonly logLevel: string;
 }
 
@@ -142,6 +151,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     searchRefreshIntervalMs: e.SEARCH_REFRESH_INTERVAL_MS,
     smtpUrl: e.SMTP_URL,
     erpUrl: e.ERP_URL,
+    mailFrom: e.MAIL_FROM,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    worker: Object.freeze({ inProcess: e.WORKER_IN_PROCESS === 'true', concurrency: e.WORKER_CONCURRENCY }),
     logLevel: e.LOG_LEVEL,
   });
 }

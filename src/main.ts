@@ -5,11 +5,17 @@ import type { Config } from './config.js';
 import { openDatabase } from './platform/db/database.js';
 import { createIntegrationVerifier } from './platform/http/integration-auth.js';
 import { createLogger } from './platform/logger.js';
+import type { Worker } from './platform/jobs/worker.js';
+import { startJobWorker } from './worker.js';
 
-/** Process entry: config → database (embedded or external, migrated) → HTTP; graceful close on SIGTERM/SIGINT. */
+/**
+ * Process entry: config → database (embedded or external, migrated) → HTTP and, unless
+ * WORKER_IN_PROCESS=false, the job worker; graceful close on SIGTERM/SIGINT.
+ */
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config, logger);
+  let worker: Worker | undefined;
   try {
     const integrationVerifier = await createIntegrationVerifier(config);
     const app = await buildApp({ config, pool: database.pool, integrationVerifier, logger });
@@ -24,6 +30,7 @@ export async function serve(config: Config): Promise<void> {
       res.once('close', () => inFlight.delete(res));
     });
     await app.listen({ port: config.port, host: config.host });
+    if (config.worker.inProcess) worker = await startJobWorker(config, database, logger);
 
     closeWithGrace({ delay: 20_000, logger }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'shutting down after an error');
@@ -33,10 +40,13 @@ export async function serve(config: Config): Promise<void> {
       for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       // In-flight requests finish first; new ones get 503 while closing.
       await app.close();
+      // Running jobs finish; queued ones wait in the database for the next start.
+      await worker?.stop();
       await database.close();
       logger.info('shutdown complete');
     });
   } catch (error) {
+    await worker?.stop();
     await database.close();
     throw error;
   }

@@ -2,12 +2,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import type { Logger } from 'pino';
+import { migrateQueue } from '../jobs/worker.js';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
 
 /**
  * Applies every pending forward migration. node-pg-migrate takes an advisory lock, so several
- * processes starting at once against one server apply each migration exactly once.
+ * processes starting at once against one server apply each migration exactly once. The job
+ * queue's schema is migrated by graphile-worker itself, after ours.
  */
 export async function migrate(databaseUrl: string, logger: Logger): Promise<string[]> {
   const applied = await runner({
@@ -24,6 +26,7 @@ export async function migrate(databaseUrl: string, logger: Logger): Promise<stri
       error: (msg: string) => logger.error(msg),
     },
   });
+  await migrateQueue(databaseUrl, logger);
   const names = applied.map((m) => m.name);
   if (names.length > 0) logger.info({ migrations: names }, 'migrations applied');
   return names;

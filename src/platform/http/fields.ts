@@ -49,12 +49,24 @@ export function optionalEnum<const T extends readonly string[]>(values: T): Opt<
   return Type.Optional(Type.Unsafe<T[number] | null>({ type: ['string', 'null'], enum: [...values, null] }));
 }
 
-export function optionalInteger(minimum?: number): Opt<TUnsafe<number | null>> {
-  return Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], ...(minimum !== undefined ? { minimum } : {}) }));
+/** PostgreSQL `integer`: quantities above it are refused at the door, not by a failed batch. */
+export const MAX_INT4 = 2_147_483_647;
+
+function bounds(minimum?: number, maximum?: number): Record<string, number> {
+  return { ...(minimum !== undefined ? { minimum } : {}), ...(maximum !== undefined ? { maximum } : {}) };
 }
 
-export function requiredInteger(minimum?: number): TUnsafe<number> {
-  return Type.Unsafe<number>({ type: 'integer', ...(minimum !== undefined ? { minimum } : {}) });
+export function optionalInteger(minimum?: number, maximum?: number): Opt<TUnsafe<number | null>> {
+  return Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], ...bounds(minimum, maximum) }));
+}
+
+export function requiredInteger(minimum?: number, maximum?: number): TUnsafe<number> {
+  return Type.Unsafe<number>({ type: 'integer', ...bounds(minimum, maximum) });
+}
+
+/** An address someone signs in with or is mailed at: checked as an email, not just a string. */
+export function requiredEmail(maxLength = 254): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: 'string', format: 'email', minLength: 1, maxLength });
 }
 
 export function optionalDate(): Opt<TUnsafe<string | null>> {

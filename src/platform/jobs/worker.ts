@@ -1,0 +1,89 @@
+import { Logger as GraphileLogger, run, runMigrations, type LogLevel, type Runner, type TaskList } from 'graphile-worker';
+import type { Logger } from 'pino';
+import { Value } from 'typebox/value';
+import type { JobHandler, JobType } from './job.js';
+
+/**
+ * The job queue: graphile-worker on the same PostgreSQL. Jobs are claimed with SKIP LOCKED and woken
+ * by LISTEN/NOTIFY, so any number of service or `portway worker` processes can run against one
+ * database and each job runs once at a time; a failed job is retried with exponential back-off.
+ */
+
+function graphileLogger(logger: Logger): GraphileLogger {
+  return new GraphileLogger((scope) => (level: LogLevel, message: string, meta?: unknown) => {
+    const fields = { ...scope, ...(meta && typeof meta === 'object' ? meta : {}) };
+    if (level === 'error') logger.error(fields, message);
+    else if (level === 'warning') logger.warn(fields, message);
+    else if (level === 'info') logger.info(fields, message);
+    else logger.debug(fields, message);
+  });
+}
+
+/** Installs or upgrades the queue's own schema (`graphile_worker`); run with the app migrations. */
+export async function migrateQueue(databaseUrl: string, logger: Logger): Promise<void> {
+  await runMigrations({ connectionString: databaseUrl, logger: graphileLogger(logger) });
+}
+
+/**
+ * Refuses to start when a job type has no handler (its jobs would sit in the queue forever) or
+ * when two handlers claim one name.
+ */
+export function buildTaskList(types: readonly JobType[], handlers: readonly JobHandler[], logger: Logger): TaskList {
+  const byName = new Map<string, JobHandler>();
+  for (const handler of handlers) {
+    if (byName.has(handler.type.name)) throw new Error(`Two handlers for job ${handler.type.name}`);
+    byName.set(handler.type.name, handler);
+  }
+  const missing = types.filter((t) => !byName.has(t.name)).map((t) => t.name);
+  if (missing.length > 0) throw new Error(`No handler for job type(s): ${missing.join(', ')}`);
+  const tasks: TaskList = {};
+  for (const handler of byName.values()) {
+    const { type } = handler;
+    tasks[type.name] = async (payload, helpers) => {
+      const jobLogger = logger.child({ job: type.name, jobId: helpers.job.id, attempt: helpers.job.attempts });
+      const versioned = payload as { v?: unknown };
+      if (versioned?.v !== type.version || !Value.Check(type.payload, payload)) {
+        // Retrying cannot fix a payload this release does not understand; keep it visible, not retried.
+        jobLogger.error({ payload }, 'job payload does not match its type; dropped');
+        return;
+      }
+      await handler.handle(payload as never, { jobId: helpers.job.id, attempt: helpers.job.attempts, logger: jobLogger });
+    };
+  }
+  return tasks;
+}
+
+export interface Worker {
+  stop(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  databaseUrl: string;
+  types: readonly JobType[];
+  handlers: readonly JobHandler[];
+  logger: Logger;
+  concurrency: number;
+  /** How often to poll when no NOTIFY arrives (ms); NOTIFY normally wakes the worker at once. */
+  pollIntervalMs?: number;
+}
+
+export async function startWorker(options: WorkerOptions): Promise<Worker> {
+  const taskList = buildTaskList(options.types, options.handlers, options.logger);
+  const runner: Runner = await run({
+    connectionString: options.databaseUrl,
+    concurrency: options.concurrency,
+    maxPoolSize: options.concurrency + 2,
+    pollInterval: options.pollIntervalMs ?? 2000,
+    noHandleSignals: true,
+    logger: graphileLogger(options.logger.child({ component: 'worker' })),
+    taskList,
+    crontab: '',
+  });
+  options.logger.info({ concurrency: options.concurrency, jobs: Object.keys(taskList) }, 'job worker started');
+  return {
+    async stop() {
+      // Lets running jobs finish; jobs not yet started stay queued for the next worker.
+      await runner.stop();
+    },
+  };
+}

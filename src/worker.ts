@@ -1,0 +1,65 @@
+import closeWithGrace from 'close-with-grace';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './platform/db/database.js';
+import type { JobHandler, JobType } from './platform/jobs/job.js';
+import { startWorker, type Worker } from './platform/jobs/worker.js';
+import { createLogger } from './platform/logger.js';
+import { createMailer, type Mailer } from './platform/mail.js';
+import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/provision-user.job.js';
+
+/** Every job type the service enqueues; the worker refuses to start if one lacks a handler. */
+export const JOB_TYPES: readonly JobType[] = [provisionUser];
+
+export interface JobDeps {
+  database: Database;
+  mailer: Mailer;
+  config: Config;
+  faults?: ProvisionUserDeps['faults'];
+}
+
+export function jobHandlers(deps: JobDeps): JobHandler[] {
+  return [
+    provisionUserHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl, faults: deps.faults }),
+  ];
+}
+
+/** The job worker with its mail transport, as run inside `serve` or by `portway worker`. */
+export async function startJobWorker(config: Config, database: Database, logger: Logger, options: { pollIntervalMs?: number; faults?: JobDeps['faults'] } = {}): Promise<Worker> {
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom, logger });
+  const worker = await startWorker({
+    databaseUrl: database.url,
+    types: JOB_TYPES,
+    handlers: jobHandlers({ database, mailer, config, faults: options.faults }),
+    logger,
+    concurrency: config.worker.concurrency,
+    pollIntervalMs: options.pollIntervalMs,
+  });
+  logger.info({ mail: mailer.destination }, 'mail transport ready');
+  return {
+    async stop() {
+      await worker.stop();
+      mailer.close();
+    },
+  };
+}
+
+/** `portway worker`: jobs only, no HTTP; for running the worker as its own process. */
+export async function runWorkerProcess(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config, logger);
+  let worker: Worker;
+  try {
+    worker = await startJobWorker(config, database, logger);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  closeWithGrace({ delay: 20_000, logger }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an error');
+    else logger.info({ signal }, 'shutting down');
+    await worker.stop();
+    await database.close();
+    logger.info('shutdown complete');
+  });
+}
