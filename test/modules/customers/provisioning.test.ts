@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { SMTPServer } from 'smtp-server';
 import { Type } from 'typebox';
+import { loadConfig } from '../../../src/config.js';
 import type { Database } from '../../../src/platform/db/database.js';
 import { defineHandler, type JobType } from '../../../src/platform/jobs/job.js';
 import { buildTaskList, type Worker } from '../../../src/platform/jobs/worker.js';
@@ -139,6 +141,50 @@ describe('admin provisioning through the job queue and mail transport', () => {
     const token = body.match(/\/invitations\/([A-Za-z0-9_-]{43})/)?.[1] as string;
     const { createHash } = await import('node:crypto');
     assert.deepEqual(request.invitation_token_hash, createHash('sha256').update(token).digest(), 'the link in the mail sent is the valid one');
+  });
+
+  it('sends the invitation over SMTP when SMTP_URL is set, and writes no file', async () => {
+    const received: Array<{ from: string; to: string[]; data: string }> = [];
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, session, callback) {
+        let data = '';
+        stream.on('data', (chunk: Buffer) => { data += chunk.toString('utf8'); });
+        stream.on('end', () => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            data,
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.server.address() as { port: number }).port;
+      const config = loadConfig({
+        INTEGRATION_JWT_SECRET: 'x'.repeat(40), DATA_DIR: t.config.dataDir, LOG_LEVEL: 'silent',
+        SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Portway Invitations <invite@portway.example>', PUBLIC_URL: 'https://b2b.example.com/',
+      });
+      const before = mails();
+      worker = await startJobWorker(config, database, logger, { pollIntervalMs: 100 });
+      await sendCustomer('P-5', { name: 'Fay', email: 'fay@example.com' });
+      const request = await invitationSent('P-5');
+      assert.equal(received.length, 1);
+      assert.equal(received[0]?.from, 'invite@portway.example');
+      assert.deepEqual(received[0]?.to, ['fay@example.com']);
+      const body = received[0]?.data.replace(/=\r?\n/g, '') ?? '';
+      assert.match(body, new RegExp(`^Message-ID: <invitation-${request.id}@portway>`, 'm'));
+      assert.match(body, /https:\/\/b2b\.example\.com\/invitations\/[A-Za-z0-9_-]{43}/);
+      assert.deepEqual(mails(), before);
+    } finally {
+      await worker?.stop();
+      worker = undefined;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('does not start a worker when a job type has no handler', () => {
