@@ -61,8 +61,8 @@ after(async () => {
   }
 });
 
-function spawnServe(env: NodeJS.ProcessEnv): { child: ChildProcess; lines: LogLine[]; stderr(): string; exited: Service['exited'] } {
-  const child = spawn(process.execPath, ['bin/portway.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnServe(env: NodeJS.ProcessEnv, command = 'serve'): { child: ChildProcess; lines: LogLine[]; stderr(): string; exited: Service['exited'] } {
+  const child = spawn(process.execPath, ['bin/portway.js', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const lines: LogLine[] = [];
   let pending = '';
@@ -85,8 +85,8 @@ function spawnServe(env: NodeJS.ProcessEnv): { child: ChildProcess; lines: LogLi
 }
 
 /** Starts `portway serve` and waits for pino's "Server listening at http://127.0.0.1:PORT" line. */
-async function startService(dataDir: string): Promise<Service> {
-  const service = spawnServe(serviceEnv(dataDir));
+async function startService(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Service> {
+  const service = spawnServe(serviceEnv(dataDir, extraEnv));
   let exitedEarly = false;
   void service.exited.then(() => { exitedEarly = true; });
   const port = await waitFor('the service to listen', () => {
@@ -214,6 +214,60 @@ describe('portway serve on the embedded default', { timeout: 600_000 }, () => {
     } finally {
       restarted.child.kill('SIGTERM');
       assert.deepEqual(await restarted.exited, { code: 0, signal: null }, diagnostics(restarted));
+    }
+  }));
+
+  it('provisions through the worker in the service, or through `portway worker` when WORKER_IN_PROCESS=false', reportingOutput(async () => {
+    const dataDir = await makeTmpDir('portway-e2e-worker-');
+    dirs.push(dataDir);
+    const mailDir = path.join(dataDir, 'mail');
+    const mails = async () => (existsSync(mailDir) ? (await fs.readdir(mailDir)).filter((f) => f.endsWith('.eml')) : []);
+    const putCustomer = (port: number, token: string, accountNo: string, email: string) => fetch(`http://127.0.0.1:${port}/api/integration/customer`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ source: 'e2e-erp', data: [{ account: { accountNo, name: accountNo, status: 'Active' }, admin: { name: 'Admin', email } }] }),
+    });
+
+    // Default: the worker runs inside `serve`.
+    const service = await startService(dataDir);
+    const token = await mintToken(dataDir);
+    try {
+      const res = await putCustomer(service.port, token, 'E2E-IN', 'in@example.com');
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      await waitFor('the invitation written by the in-process worker', async () => (await mails()).length === 1);
+    } finally {
+      service.child.kill('SIGTERM');
+      assert.deepEqual(await service.exited, { code: 0, signal: null }, diagnostics(service));
+    }
+
+    // HTTP only; the job waits in the database until `portway worker` runs it.
+    const httpOnly = await startService(dataDir, { WORKER_IN_PROCESS: 'false' });
+    try {
+      const res = await putCustomer(httpOnly.port, token, 'E2E-OUT', 'out@example.com');
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      const client = new pg.Client({ connectionString: embeddedUrl(dataDir) });
+      await client.connect();
+      try {
+        const { rows } = await client.query("SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'customers.provision-user'");
+        assert.equal(rows[0].n, 1, 'queued, not run: no worker in this process');
+      } finally {
+        await client.end();
+      }
+      assert.equal(httpOnly.lines.some((l) => l.msg === 'job worker started'), false);
+
+      const worker = spawnServe(serviceEnv(dataDir), 'worker');
+      try {
+        await waitFor('the invitation written by `portway worker`', async () => (await mails()).length === 2);
+      } finally {
+        worker.child.kill('SIGTERM');
+        assert.deepEqual(await worker.exited, { code: 0, signal: null }, diagnostics(worker));
+      }
+      assert.ok(worker.lines.some((l) => l.msg === 'shutdown complete'));
+    } finally {
+      httpOnly.child.kill('SIGTERM');
+      assert.deepEqual(await httpOnly.exited, { code: 0, signal: null }, diagnostics(httpOnly));
     }
   }));
 

@@ -1,4 +1,5 @@
 import { Logger as GraphileLogger, run, runMigrations, type LogLevel, type Runner, type TaskList } from 'graphile-worker';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { Value } from 'typebox/value';
 import type { JobHandler, JobType } from './job.js';
@@ -69,21 +70,34 @@ export interface WorkerOptions {
 
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const taskList = buildTaskList(options.types, options.handlers, options.logger);
-  const runner: Runner = await run({
-    connectionString: options.databaseUrl,
-    concurrency: options.concurrency,
-    maxPoolSize: options.concurrency + 2,
-    pollInterval: options.pollIntervalMs ?? 2000,
-    noHandleSignals: true,
-    logger: graphileLogger(options.logger.child({ component: 'worker' })),
-    taskList,
-    crontab: '',
-  });
+  const logger = options.logger.child({ component: 'worker' });
+  // The worker's own pool, owned here so that stop() returns only once every one of its
+  // connections is closed: the database (possibly the embedded one) is stopped right after.
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.concurrency + 2 });
+  // An idle connection dropped by the server (restart, failover) is replaced on next use; it must
+  // not surface as an uncaught error that takes the process down.
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle worker connection lost'));
+  let runner: Runner;
+  try {
+    runner = await run({
+      pgPool: pool,
+      concurrency: options.concurrency,
+      pollInterval: options.pollIntervalMs ?? 2000,
+      noHandleSignals: true,
+      logger: graphileLogger(logger),
+      taskList,
+      parsedCronItems: [], // no cron: nothing reads a crontab file from the working directory
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
   options.logger.info({ concurrency: options.concurrency, jobs: Object.keys(taskList) }, 'job worker started');
   return {
     async stop() {
       // Lets running jobs finish; jobs not yet started stay queued for the next worker.
       await runner.stop();
+      await pool.end();
     },
   };
 }
