@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { BatchRouteDeps } from '../../platform/http/envelope.js';
+import { registerBatchRoute, type BatchRouteDeps } from '../../platform/http/envelope.js';
+import { priceRuleBatch } from './pricing.service.js';
 
 export async function pricingIntegrationRoutes(app: FastifyInstance, deps: BatchRouteDeps): Promise<void> {
-  void app;
-  void deps;
+  registerBatchRoute(app, '/pricing/rules', priceRuleBatch, deps, {
+    summary: 'Upsert price rules (price list lines), keyed by ruleId; rules not sent are left alone',
+    tags: ['integration'],
+  });
 }

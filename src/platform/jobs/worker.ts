@@ -85,9 +85,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       pollInterval: options.pollIntervalMs ?? 2000,
       noHandleSignals: true,
       logger: graphileLogger(logger),
-      taskList,
-      parsedCronItems: [], // no cron: nothing reads a crontab file from the working directory
-    });
+    }, taskList, []); // no cron items: nothing reads a crontab file from the working directory
   } catch (error) {
     await pool.end();
     throw error;
