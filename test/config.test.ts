@@ -108,6 +108,22 @@ describe('loadConfig: given values', () => {
   });
 });
 
+describe('loadConfig: mail and job worker', () => {
+  it('defaults: worker in the service with 2 jobs at once, invitation links on http://localhost:PORT', () => {
+    const config = loadConfig({ PORT: '8080' });
+    assert.deepEqual(config.worker, { inProcess: true, concurrency: 2 });
+    assert.equal(config.publicUrl, 'http://localhost:8080');
+    assert.equal(config.mailFrom, 'Portway <no-reply@portway.invalid>');
+  });
+
+  it('reads MAIL_FROM, PUBLIC_URL (without its trailing slash), WORKER_IN_PROCESS and WORKER_CONCURRENCY', () => {
+    const config = loadConfig({ MAIL_FROM: 'B2B <b2b@example.com>', PUBLIC_URL: 'https://b2b.example.com/', WORKER_IN_PROCESS: 'false', WORKER_CONCURRENCY: '5' });
+    assert.equal(config.mailFrom, 'B2B <b2b@example.com>');
+    assert.equal(config.publicUrl, 'https://b2b.example.com');
+    assert.deepEqual(config.worker, { inProcess: false, concurrency: 5 });
+  });
+});
+
 describe('loadConfig: a bad value stops with a ConfigError naming the variable', () => {
   const cases: Array<[string, Record<string, string>, string, RegExp?]> = [
     ['PORT not a number', { PORT: 'abc' }, 'PORT', /whole number/],
@@ -133,6 +149,10 @@ describe('loadConfig: a bad value stops with a ConfigError naming the variable',
     ['INTEGRATION_JWT_ALGORITHM not supported', { INTEGRATION_JWT_ALGORITHM: 'none' }, 'INTEGRATION_JWT_ALGORITHM'],
     ['SMTP_URL not smtp', { SMTP_URL: 'ftp://x' }, 'SMTP_URL'],
     ['ERP_URL not http(s)', { ERP_URL: 'erp.local' }, 'ERP_URL'],
+    ['PUBLIC_URL not http(s)', { PUBLIC_URL: 'b2b.example.com' }, 'PUBLIC_URL'],
+    ['WORKER_IN_PROCESS not true/false', { WORKER_IN_PROCESS: 'yes' }, 'WORKER_IN_PROCESS', /one of true, false/],
+    ['WORKER_CONCURRENCY zero', { WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY', /between 1 and 50/],
+    ['MAIL_FROM too short', { MAIL_FROM: 'x' }, 'MAIL_FROM'],
   ];
   for (const [label, env, variable, reason] of cases) {
     it(label, () => assertRefused(env, variable, reason));
