@@ -7,16 +7,18 @@ import { Type, type TSchema, type TUnsafe, type TOptional } from 'typebox';
  */
 
 export const DECIMAL_KEYWORD = 'x-decimal';
+/** Marks a string stored as text: NUL and unpaired surrogates are refused (formats.ts). */
+export const TEXT_KEYWORD = 'x-text';
 export interface DecimalOptions { scale: number; minimum?: number }
 
 type Opt<T extends TSchema> = TOptional<T>;
 
 export function requiredString(maxLength?: number): TUnsafe<string> {
-  return Type.Unsafe<string>({ type: 'string', minLength: 1, ...(maxLength ? { maxLength } : {}) });
+  return Type.Unsafe<string>({ type: 'string', minLength: 1, ...(maxLength ? { maxLength } : {}), [TEXT_KEYWORD]: true });
 }
 
 export function optionalString(maxLength?: number): Opt<TUnsafe<string | null>> {
-  return Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], ...(maxLength ? { maxLength } : {}) }));
+  return Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], ...(maxLength ? { maxLength } : {}), [TEXT_KEYWORD]: true }));
 }
 
 export function optionalBoolean(): Opt<TUnsafe<boolean | null>> {
@@ -66,7 +68,7 @@ export function requiredInteger(minimum?: number, maximum?: number): TUnsafe<num
 
 /** An address someone signs in with or is mailed at: checked as an email, not just a string. */
 export function requiredEmail(maxLength = 254): TUnsafe<string> {
-  return Type.Unsafe<string>({ type: 'string', format: 'email', minLength: 1, maxLength });
+  return Type.Unsafe<string>({ type: 'string', format: 'email', minLength: 1, maxLength, [TEXT_KEYWORD]: true });
 }
 
 export function optionalDate(): Opt<TUnsafe<string | null>> {

@@ -2,7 +2,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from 'typebox';
 import { decimalProblem } from '../decimal.js';
-import { DECIMAL_KEYWORD, type DecimalOptions } from './fields.js';
+import { DECIMAL_KEYWORD, TEXT_KEYWORD, type DecimalOptions } from './fields.js';
+import { isStorableDate, isStorableDateTime, textProblem } from './formats.js';
 
 export interface ItemError { path: string; message: string }
 
@@ -11,6 +12,21 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 function createAjv(): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
   addFormats(ajv);
+  // Stricter than RFC 3339 where PostgreSQL is (formats.ts); the messages stay the format's own.
+  ajv.addFormat('date', { type: 'string', validate: isStorableDate });
+  ajv.addFormat('date-time', { type: 'string', validate: isStorableDateTime });
+  ajv.addKeyword({
+    keyword: TEXT_KEYWORD,
+    schemaType: 'boolean',
+    errors: true,
+    validate: function text(this: unknown, _enabled: boolean, data: unknown): boolean {
+      if (typeof data !== 'string') return true;
+      const problem = textProblem(data);
+      if (!problem) return true;
+      (text as unknown as { errors: Array<Partial<ErrorObject>> }).errors = [{ keyword: TEXT_KEYWORD, message: problem, params: {} }];
+      return false;
+    },
+  });
   ajv.addKeyword({
     keyword: DECIMAL_KEYWORD,
     schemaType: 'object',
