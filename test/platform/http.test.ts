@@ -59,6 +59,17 @@ describe('HTTP platform', () => {
     const item = put.requestBody.content['application/json'].schema.properties.data.items;
     assert.equal(item.properties.sku.maxLength, 20);
     assert.equal(item.properties.styleDescription.maxLength, 1000);
+    // Every PUT of the integration surface is documented with its item schema.
+    const integration = Object.keys(doc.paths).filter((p) => p.startsWith('/api/integration/') && doc.paths[p].put).sort();
+    assert.deepEqual(integration, [
+      '/api/integration/catalogue/products', '/api/integration/customer', '/api/integration/customer/ledger',
+      '/api/integration/fulfilment/airbags', '/api/integration/fulfilment/freight-rates', '/api/integration/fulfilment/postcode-routing',
+      '/api/integration/inventory', '/api/integration/pricing/rules', '/api/integration/tax/areas',
+      '/api/integration/tax/gst-posting-rates', '/api/integration/tax/jurisdictions',
+    ]);
+    const customer = doc.paths['/api/integration/customer'].put.requestBody.content['application/json'].schema.properties.data.items;
+    assert.equal(customer.properties.account.properties.accountNo.maxLength, 20);
+    assert.deepEqual(customer.properties.admin.type, ['object', 'null']);
     const page = await t.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /swagger/i);
