@@ -1,0 +1,32 @@
+/**
+ * Brand entitlement (decisions §4): which products an account may see and buy. One rule for
+ * search, browse, lookup, quote and order, so a product can never be quoted that cannot be found.
+ */
+
+export interface EntitlementAccount {
+  allowedBrands: string | null;
+  indentBrands: string | null;
+}
+
+/** Codes of brands marked restricted. A code with no brand row is simply absent: not restricted. */
+export type RestrictedBrands = ReadonlySet<string>;
+
+/** The codes of a comma-separated list; spaces around a code and empty entries carry no meaning. */
+export function brandCodes(list: string | null): string[] {
+  if (list === null) return [];
+  return list.split(',').map((code) => code.trim()).filter((code) => code !== '');
+}
+
+/**
+ * Whether the account may buy (and so see) a product of `brandCode`. No brand: everyone. A list
+ * with no codes in it (null, blank, only commas) counts as blank: every brand that is not
+ * restricted. Otherwise exactly the listed codes. Indent brands are added either way, which is how
+ * an account reaches a restricted brand. Codes are compared case-sensitively after trimming.
+ */
+export function canBuyBrand(brandCode: string | null, account: EntitlementAccount, restricted: RestrictedBrands): boolean {
+  const code = brandCode?.trim() ?? '';
+  if (code === '') return true;
+  if (brandCodes(account.indentBrands).includes(code)) return true;
+  const allowed = brandCodes(account.allowedBrands);
+  return allowed.length === 0 ? !restricted.has(code) : allowed.includes(code);
+}

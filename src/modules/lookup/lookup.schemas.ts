@@ -1,0 +1,49 @@
+import { Type, type Static } from 'typebox';
+
+/** At most this many keys per call (interface "Limits"). */
+export const MAX_LOOKUP_KEYS = 100;
+
+export const BySkuBodySchema = Type.Object({
+  skus: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: MAX_LOOKUP_KEYS, description: '1 to 100 SKUs; duplicates are answered again' }),
+});
+export const ByEanBodySchema = Type.Object({
+  eans: Type.Array(Type.String({ pattern: '^([0-9]{8}|[0-9]{13})$' }), {
+    minItems: 1, maxItems: MAX_LOOKUP_KEYS, description: '1 to 100 EAN-8/EAN-13 codes with a correct GS1 check digit',
+  }),
+});
+
+const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+
+export const StockSchema = Type.Object({
+  onHand: Type.Integer({ description: 'Total across all locations' }),
+  reserved: Type.Integer({ description: 'Held against existing orders' }),
+  byLocation: Type.Array(Type.Object({ locationCode: Type.String(), quantity: Type.Integer() })),
+  incoming: Type.Array(Type.Object({ locationCode: Type.String(), quantity: Type.Integer(), expectedDate: Type.String({ format: 'date' }) }), {
+    description: 'Every expected receipt with its location, by expectedDate',
+  }),
+});
+
+export const LookupValueSchema = Type.Object({
+  currency: Type.String({ description: 'ISO 4217, from SITE_CURRENCY' }),
+  ean: nullableString('Null when no EAN is assigned'),
+  sku: Type.String(),
+  masterProductNo: Type.String({ description: 'Groups the size and colour variants; the sku itself when none was sent' }),
+  name: nullableString('Null when never sent'),
+  size: nullableString('Null when not applicable'),
+  color: nullableString('Null when not applicable'),
+  unitPrice: Type.Union([Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$' }), Type.Null()], {
+    description: 'Net unit price at quantity 1, promotions excluded, as an exact 4-place decimal string; null when no price is determinable',
+  }),
+  stock: StockSchema,
+});
+
+export const LookupResultSchema = Type.Object({
+  key: Type.String({ description: 'The EAN or SKU requested' }),
+  found: Type.Boolean(),
+  value: Type.Union([LookupValueSchema, Type.Null()]),
+});
+export const LookupResponseSchema = Type.Object({ data: Type.Array(LookupResultSchema) });
+
+export type LookupValue = Static<typeof LookupValueSchema>;
+export type LookupResult = Static<typeof LookupResultSchema>;
+export type Stock = Static<typeof StockSchema>;

@@ -1,0 +1,135 @@
+import type { Pool } from '../../platform/db/pool.js';
+import { AppError, errors } from '../../platform/http/problem.js';
+import { canBuyBrand } from '../catalogue/entitlement.js';
+import { netUnitPrice, type PricingAccount, type PricingProduct } from '../pricing/pricing.engine.js';
+import { findCandidateRules } from '../pricing/pricing.repository.js';
+import { eanProblem } from './ean.js';
+import {
+  findLookupAccount, findProductsByEan, findProductsBySku, findRestrictedBrands, findStock,
+  type LookupAccountRow, type LookupProductRow, type StockRow,
+} from './lookup.repository.js';
+import { MAX_LOOKUP_KEYS, type LookupResult, type Stock } from './lookup.schemas.js';
+
+export type LookupKind = 'sku' | 'ean';
+
+export interface LookupDeps {
+  pool: Pool;
+  /** ISO 4217 of every price (SITE_CURRENCY). */
+  currency: string;
+  now?: () => Date;
+}
+
+const FIELD: Record<LookupKind, 'skus' | 'eans'> = { sku: 'skus', ean: 'eans' };
+
+/**
+ * The request's keys, or a 400 naming every bad one: 0 or more than 100 keys, a key that is not a
+ * non-empty string, and (by EAN) a code that is not 8 or 13 digits with a correct GS1 check digit.
+ */
+export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
+  const field = FIELD[kind];
+  const list = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[field] : undefined;
+  if (!Array.isArray(list)) {
+    throw errors.badRequest(`The body must be {"${field}": [...]}.`, [{ path: `/${field}`, message: 'must be an array' }]);
+  }
+  if (list.length === 0 || list.length > MAX_LOOKUP_KEYS) {
+    throw errors.badRequest(`Send 1 to ${MAX_LOOKUP_KEYS} ${field}; got ${list.length}.`, [
+      { path: `/${field}`, message: `must hold 1 to ${MAX_LOOKUP_KEYS} keys` },
+    ]);
+  }
+  const problems: Array<{ path: string; message: string }> = [];
+  list.forEach((key, i) => {
+    const path = `/${field}/${i}`;
+    if (typeof key !== 'string') problems.push({ path, message: 'must be a string' });
+    else if (key === '') problems.push({ path, message: 'must not be empty' });
+    else if (kind === 'ean') {
+      const problem = eanProblem(key);
+      if (problem) problems.push({ path, message: `"${key}" ${problem}` });
+    }
+  });
+  if (problems.length > 0) {
+    const what = kind === 'ean' ? 'EAN' : 'SKU';
+    throw errors.badRequest(`${problems.length} ${what}${problems.length === 1 ? ' is' : 's are'} invalid: ${problems.map((p) => p.path).join(', ')}.`, problems);
+  }
+  return list as string[];
+}
+
+/** "Strings that were never sent are null, never an empty string." */
+const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
+
+export function buildStock(rows: readonly StockRow[]): Stock {
+  const stock: Stock = { onHand: 0, reserved: 0, byLocation: [], incoming: [] };
+  for (const row of rows) {
+    stock.onHand += row.on_hand;
+    stock.reserved += row.reserved;
+    stock.byLocation.push({ locationCode: row.location_code, quantity: row.on_hand });
+    for (const line of row.incoming) stock.incoming.push({ locationCode: row.location_code, quantity: line.quantity, expectedDate: line.expectedDate });
+  }
+  stock.incoming.sort((a, b) => (a.expectedDate < b.expectedDate ? -1 : a.expectedDate > b.expectedDate ? 1 : a.locationCode < b.locationCode ? -1 : a.locationCode > b.locationCode ? 1 : 0));
+  return stock;
+}
+
+const pricingAccount = (a: LookupAccountRow): PricingAccount => ({
+  accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
+});
+const pricingProduct = (p: LookupProductRow): PricingProduct => ({
+  sku: p.sku, masterProductNo: p.master_product_no, itemDiscountGroup: p.item_discount_group, unitPrice: p.unit_price,
+});
+
+/**
+ * Resolves a batch for one account: one result per requested key, in request order, duplicates
+ * repeated. A key is `found: false` when unknown, when the product is blocked, and when the account
+ * may not buy its brand (it is not visible to that account). A fixed number of queries, whatever
+ * the number of keys.
+ */
+export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<LookupResult[]> {
+  const unique = [...new Set(keys)];
+  const [account, products] = await Promise.all([
+    findLookupAccount(deps.pool, accountNo),
+    kind === 'sku' ? findProductsBySku(deps.pool, unique) : findProductsByEan(deps.pool, unique),
+  ]);
+  if (!account) throw new AppError('not-found', 404, 'Not found', `Customer ${accountNo} does not exist.`);
+
+  const brandCodes = [...new Set(products.map((p) => p.brand_code).filter((c): c is string => Boolean(c)))];
+  const restricted = await findRestrictedBrands(deps.pool, brandCodes);
+  const visible = products.filter((p) => p.blocked !== true && canBuyBrand(p.brand_code, { allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted));
+  // By EAN the first visible variant (in SKU order) answers for a code.
+  const byKey = new Map<string, LookupProductRow>();
+  for (const p of visible) {
+    const key = kind === 'sku' ? p.sku : (p.ean as string);
+    if (!byKey.has(key)) byKey.set(key, p);
+  }
+  const chosen = [...byKey.values()];
+  const pricing = pricingAccount(account);
+  const [stockRows, rules] = await Promise.all([
+    findStock(deps.pool, chosen.map((p) => p.sku)),
+    chosen.length > 0 ? findCandidateRules(deps.pool, chosen.map(pricingProduct), pricing) : Promise.resolve([]),
+  ]);
+  const stockBySku = new Map<string, StockRow[]>();
+  for (const row of stockRows) {
+    const list = stockBySku.get(row.sku);
+    if (list) list.push(row);
+    else stockBySku.set(row.sku, [row]);
+  }
+
+  const at = (deps.now ?? (() => new Date()))();
+  const values = new Map<string, LookupResult>();
+  for (const [key, p] of byKey) {
+    const price = netUnitPrice({ product: pricingProduct(p), account: pricing, rules, at, quantity: 1 });
+    values.set(key, {
+      key,
+      found: true,
+      value: {
+        currency: deps.currency,
+        ean: text(p.ean),
+        sku: p.sku,
+        masterProductNo: text(p.master_product_no) ?? p.sku,
+        name: text(p.name),
+        size: text(p.size),
+        color: text(p.color),
+        unitPrice: price.unitPrice,
+        stock: buildStock(stockBySku.get(p.sku) ?? []),
+      },
+    });
+  }
+  return keys.map((key) => values.get(key) ?? { key, found: false, value: null });
+}

@@ -1,0 +1,234 @@
+import { Dec } from '../../platform/decimal.js';
+import { AMOUNT_TYPES, SOURCE_TYPES } from './pricing.schemas.js';
+
+/**
+ * The net unit price of decisions §4, as pure functions: the repository fetches candidate rules in
+ * one query, and everything that decides which rule wins happens here, where it can be tested and
+ * explained without a database.
+ */
+
+export type SourceType = (typeof SOURCE_TYPES)[number];
+export type AmountType = (typeof AMOUNT_TYPES)[number];
+
+export interface PriceRule {
+  ruleId: string;
+  sourceType: SourceType;
+  sourceCode: string | null;
+  sku: string | null;
+  masterProductNo: string | null;
+  itemDiscountGroup: string | null;
+  amountType: AmountType;
+  minQuantity: number | null;
+  unitPrice: string | null;
+  lineDiscountPercent: string | null;
+  allowLineDiscount: boolean | null;
+  allowInvoiceDiscount: boolean | null;
+  startDate: Date | null;
+  endDate: Date | null;
+}
+
+export interface PricingAccount {
+  accountNo: string;
+  priceMode: string | null;
+  priceGroup: string | null;
+  discGroup: string | null;
+}
+
+export interface PricingProduct {
+  sku: string;
+  masterProductNo: string | null;
+  itemDiscountGroup: string | null;
+  /** List price, decimal text. */
+  unitPrice: string | null;
+}
+
+export interface NetPrice {
+  /** Net, exactly 4 decimal places as text ("21.7525", "52.0000"); null when no price is determinable. */
+  unitPrice: string | null;
+  /** The product's list price, 4 places, or null. */
+  listPrice: string | null;
+  basis: 'rule' | 'list' | 'none';
+  /** The Price rule chosen, if any. */
+  priceRule: PriceRule | null;
+  /** The Discount rule applied, if any. */
+  discountRule: PriceRule | null;
+  /** The applied percent (4 places), or null. */
+  discountPercent: string | null;
+}
+
+/** The API carries 4 places throughout; rounding to 2 is for display only (decisions §4). */
+const SCALE = 4;
+
+const isBlank = (value: string | null | undefined): value is null | undefined | '' =>
+  value === null || value === undefined || value.trim() === '';
+
+/** A product pushed without a master product number is its own master (decisions §4, result fields). */
+export function effectiveMasterProductNo(product: Pick<PricingProduct, 'sku' | 'masterProductNo'>): string {
+  return isBlank(product.masterProductNo) ? product.sku : product.masterProductNo;
+}
+
+/**
+ * The account's code that a rule's sourceCode must equal, or null when that kind of source cannot
+ * match this account. A blank group is "no group", never a group called "".
+ */
+export function accountSourceCode(account: PricingAccount, sourceType: Exclude<SourceType, 'AllCustomers'>): string | null {
+  const code = sourceType === 'Customer' ? account.accountNo
+    : sourceType === 'CustomerPriceGroup' ? account.priceGroup
+      : account.discGroup;
+  return isBlank(code) ? null : code;
+}
+
+function sourceMatches(rule: PriceRule, account: PricingAccount): boolean {
+  if (rule.sourceType === 'AllCustomers') return true;
+  const code = accountSourceCode(account, rule.sourceType);
+  return code !== null && rule.sourceCode === code;
+}
+
+function targetMatches(rule: PriceRule, product: PricingProduct): boolean {
+  if (rule.sku !== null) return rule.sku === product.sku;
+  if (rule.masterProductNo !== null) return rule.masterProductNo === effectiveMasterProductNo(product);
+  if (rule.itemDiscountGroup !== null) return !isBlank(product.itemDiscountGroup) && rule.itemDiscountGroup === product.itemDiscountGroup;
+  return false;
+}
+
+/** Both bounds inclusive; a missing bound is open. */
+function inEffect(rule: PriceRule, at: Date): boolean {
+  const t = at.getTime();
+  if (rule.startDate !== null && t < rule.startDate.getTime()) return false;
+  if (rule.endDate !== null && t > rule.endDate.getTime()) return false;
+  return true;
+}
+
+/** Whether the rule's source, target, validity window and quantity break all fit (priceMode aside). */
+export function ruleApplies(rule: PriceRule, product: PricingProduct, account: PricingAccount, at: Date, quantity: number): boolean {
+  return sourceMatches(rule, account)
+    && targetMatches(rule, product)
+    && inEffect(rule, at)
+    && (rule.minQuantity ?? 0) <= quantity;
+}
+
+/**
+ * priceMode narrows the rules (decisions §2). Missing, blank and any value outside the literals
+ * count as `Standard`: ingestion refuses other values, so only a hand-edited row could carry one,
+ * and `Standard` is what "missing" already means.
+ */
+function allowedByPriceMode(rule: PriceRule, priceMode: string | null): boolean {
+  if (priceMode === 'ListOnly') return false;
+  if (priceMode === 'ContractOnly') return rule.sourceType === 'Customer';
+  return true;
+}
+
+const TARGET_RANK = (rule: PriceRule): number => (rule.sku !== null ? 0 : rule.masterProductNo !== null ? 1 : 2);
+const SOURCE_RANK: Record<SourceType, number> = { Customer: 0, CustomerPriceGroup: 1, CustomerDiscountGroup: 2, AllCustomers: 3 };
+
+/**
+ * Among rules with the same amount, the most specific one explains the price: sku over master over
+ * item discount group, then Customer over price group over discount group over everyone, then the
+ * smallest ruleId (code-unit order, independent of any collation), so the answer never depends on
+ * the order rules were fetched in.
+ */
+function moreSpecific(a: PriceRule, b: PriceRule): number {
+  return TARGET_RANK(a) - TARGET_RANK(b)
+    || SOURCE_RANK[a.sourceType] - SOURCE_RANK[b.sourceType]
+    || (a.ruleId < b.ruleId ? -1 : a.ruleId > b.ruleId ? 1 : 0);
+}
+
+/** The rule whose amount is best (`better` < 0 when the first amount wins), ties broken by specificity. */
+function pick(rules: readonly PriceRule[], amount: (rule: PriceRule) => string | null, better: (a: Dec, b: Dec) => number): { rule: PriceRule; amount: Dec } | null {
+  let best: { rule: PriceRule; amount: Dec } | null = null;
+  for (const rule of rules) {
+    const text = amount(rule);
+    if (text === null) continue;
+    const value = new Dec(text);
+    if (best === null) {
+      best = { rule, amount: value };
+      continue;
+    }
+    const order = better(value, best.amount) || moreSpecific(rule, best.rule);
+    if (order < 0) best = { rule, amount: value };
+  }
+  return best;
+}
+
+const fixed = (value: Dec): string => value.toFixed(SCALE, Dec.ROUND_HALF_UP);
+
+/**
+ * Net unit price of one product for one account at one instant and quantity (decisions §4):
+ * the lowest applicable Price rule, else the list price, else none; then the highest applicable
+ * Discount when the chosen price allows line discounts (the list price always does). `rules` may
+ * hold candidates for other products too: each is checked against this product.
+ */
+export function netUnitPrice(input: { product: PricingProduct; account: PricingAccount; rules: readonly PriceRule[]; at: Date; quantity: number }): NetPrice {
+  const { product, account, at, quantity } = input;
+  const applicable = input.rules.filter((rule) => allowedByPriceMode(rule, account.priceMode)
+    && ruleApplies(rule, product, account, at, quantity));
+
+  const listPrice = isBlank(product.unitPrice) ? null : new Dec(product.unitPrice);
+  const chosen = pick(applicable.filter((r) => r.amountType === 'Price'), (r) => r.unitPrice, (a, b) => a.comparedTo(b));
+  const price = chosen?.amount ?? listPrice;
+  if (price === null) {
+    return { unitPrice: null, listPrice: null, basis: 'none', priceRule: null, discountRule: null, discountPercent: null };
+  }
+
+  // A null allowLineDiscount does not allow it: a contract price stays net unless the ERP says otherwise.
+  const discountAllowed = chosen === null || chosen.rule.allowLineDiscount === true;
+  const discount = discountAllowed
+    ? pick(applicable.filter((r) => r.amountType === 'Discount'), (r) => r.lineDiscountPercent, (a, b) => b.comparedTo(a))
+    : null;
+  const net = discount === null ? price : price.times(new Dec(100).minus(discount.amount)).dividedBy(100);
+
+  return {
+    unitPrice: fixed(net),
+    listPrice: listPrice === null ? null : fixed(listPrice),
+    basis: chosen === null ? 'list' : 'rule',
+    priceRule: chosen?.rule ?? null,
+    discountRule: discount?.rule ?? null,
+    discountPercent: discount === null ? null : fixed(discount.amount),
+  };
+}
+
+/** A row of `price_rules` as node-postgres returns it (numeric as text, timestamptz as Date). */
+export interface PriceRuleRow {
+  rule_id: string;
+  source_type: string;
+  source_code: string | null;
+  master_product_no: string | null;
+  sku: string | null;
+  item_discount_group: string | null;
+  amount_type: string;
+  min_quantity: number | null;
+  unit_price: string | null;
+  line_discount_percent: string | null;
+  allow_line_discount: boolean | null;
+  allow_invoice_discount: boolean | null;
+  start_date: Date | null;
+  end_date: Date | null;
+}
+
+const isSourceType = (value: string): value is SourceType => (SOURCE_TYPES as readonly string[]).includes(value);
+const isAmountType = (value: string): value is AmountType => (AMOUNT_TYPES as readonly string[]).includes(value);
+
+/**
+ * Ingestion only stores the literals of decisions §2, so anything else is a damaged row; pricing
+ * with it could quote a wrong price, so it fails loudly instead.
+ */
+export function priceRuleFromRow(row: PriceRuleRow): PriceRule {
+  if (!isSourceType(row.source_type)) throw new Error(`price rule ${row.rule_id} has an unknown source_type "${row.source_type}"`);
+  if (!isAmountType(row.amount_type)) throw new Error(`price rule ${row.rule_id} has an unknown amount_type "${row.amount_type}"`);
+  return {
+    ruleId: row.rule_id,
+    sourceType: row.source_type,
+    sourceCode: row.source_code,
+    sku: row.sku,
+    masterProductNo: row.master_product_no,
+    itemDiscountGroup: row.item_discount_group,
+    amountType: row.amount_type,
+    minQuantity: row.min_quantity,
+    unitPrice: row.unit_price,
+    lineDiscountPercent: row.line_discount_percent,
+    allowLineDiscount: row.allow_line_discount,
+    allowInvoiceDiscount: row.allow_invoice_discount,
+    startDate: row.start_date,
+    endDate: row.end_date,
+  };
+}

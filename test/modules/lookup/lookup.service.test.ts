@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { gs1CheckDigit, eanProblem } from '../../../src/modules/lookup/ean.js';
+import { buildStock, lookupProducts, parseLookupKeys } from '../../../src/modules/lookup/lookup.service.js';
+import { AppError } from '../../../src/platform/http/problem.js';
+import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+
+/** EAN-13 with its check digit appended. */
+function ean13(body12: string): string {
+  return `${body12}${gs1CheckDigit(body12)}`;
+}
+
+describe('EAN validation (GS1)', () => {
+  it('accepts EAN-13 and EAN-8 with a correct check digit and names the problem otherwise', () => {
+    assert.equal(eanProblem('4006381333931'), undefined); // a well-known valid EAN-13
+    assert.equal(eanProblem('73513537'), undefined); // a valid EAN-8
+    assert.equal(eanProblem('4006381333932'), 'has a wrong check digit (expected 1)');
+    assert.equal(eanProblem('400638133393'), 'must be an EAN of 8 or 13 digits');
+    assert.equal(eanProblem('40063813339a1'), 'must be an EAN of 8 or 13 digits');
+    assert.equal(eanProblem(' 73513537'), 'must be an EAN of 8 or 13 digits');
+  });
+});
+
+describe('lookup keys', () => {
+  const refused = (body: unknown, kind: 'sku' | 'ean') => {
+    try {
+      parseLookupKeys(body, kind);
+    } catch (error) {
+      assert.ok(error instanceof AppError);
+      assert.equal(error.status, 400);
+      return error.errors;
+    }
+    assert.fail('expected a 400');
+  };
+
+  it('takes 1 to 100 keys and refuses 0, 101, a non-array and non-strings', () => {
+    assert.deepEqual(parseLookupKeys({ skus: ['A', 'A', 'B'] }, 'sku'), ['A', 'A', 'B']);
+    assert.equal(parseLookupKeys({ skus: Array(100).fill('X') }, 'sku').length, 100);
+    assert.deepEqual(refused({ skus: [] }, 'sku'), [{ path: '/skus', message: 'must hold 1 to 100 keys' }]);
+    assert.deepEqual(refused({ skus: Array(101).fill('X') }, 'sku'), [{ path: '/skus', message: 'must hold 1 to 100 keys' }]);
+    assert.deepEqual(refused({ sku: ['A'] }, 'sku'), [{ path: '/skus', message: 'must be an array' }]);
+    assert.deepEqual(refused({ skus: ['A', 3, ''] }, 'sku'), [{ path: '/skus/1', message: 'must be a string' }, { path: '/skus/2', message: 'must not be empty' }]);
+  });
+
+  it('refuses every invalid EAN of a batch, naming each', () => {
+    assert.deepEqual(refused({ eans: ['4006381333931', '4006381333932', '123', '73513537'] }, 'ean'), [
+      { path: '/eans/1', message: '"4006381333932" has a wrong check digit (expected 1)' },
+      { path: '/eans/2', message: '"123" must be an EAN of 8 or 13 digits' },
+    ]);
+  });
+});
+
+describe('stock from inventory', () => {
+  it('sums onHand and reserved, lists locations, and orders incoming lines by date', () => {
+    assert.deepEqual(buildStock([
+      { sku: 'S', location_code: 'MEL', on_hand: 5, reserved: 1, incoming: [{ quantity: 10, expectedDate: '2027-02-01' }] },
+      { sku: 'S', location_code: 'SYD', on_hand: 7, reserved: 2, incoming: [{ quantity: 4, expectedDate: '2027-01-15' }, { quantity: 3, expectedDate: '2027-02-01' }] },
+    ]), {
+      onHand: 12,
+      reserved: 3,
+      byLocation: [{ locationCode: 'MEL', quantity: 5 }, { locationCode: 'SYD', quantity: 7 }],
+      incoming: [
+        { locationCode: 'SYD', quantity: 4, expectedDate: '2027-01-15' },
+        { locationCode: 'MEL', quantity: 10, expectedDate: '2027-02-01' },
+        { locationCode: 'SYD', quantity: 3, expectedDate: '2027-02-01' },
+      ],
+    });
+    assert.deepEqual(buildStock([]), { onHand: 0, reserved: 0, byLocation: [], incoming: [] });
+  });
+});
+
+describe('lookupProducts on the database', () => {
+  let t: TestApp;
+  const deps = () => ({ pool: t.pool, currency: 'AUD', now: () => new Date('2026-11-22T00:00:00Z') });
+  const EAN_A = ean13('930000000001');
+  const EAN_B = ean13('930000000002');
+
+  before(async () => {
+    t = await buildTestApp();
+    await putBatch(t, '/catalogue/products', [
+      { sku: 'A-1', masterProductNo: 'A', name: 'Alpha', size: 'M', color: 'Red', ean: EAN_A, unitPrice: '21.7525', brandCode: 'LUMA' },
+      { sku: 'B-1', name: '', ean: EAN_B, unitPrice: 10 },
+      { sku: 'BLOCKED', unitPrice: 5, blocked: true },
+      { sku: 'RESTRICTED', unitPrice: 5, brandCode: 'VIP' },
+      { sku: 'NOPRICE' },
+    ]);
+    await putBatch(t, '/customer', [
+      { account: { accountNo: 'C1', name: 'One', status: 'Active' } },
+      { account: { accountNo: 'C2', name: 'Two', status: 'Active', allowedBrands: 'LUMA', indentBrands: 'VIP' } },
+      { account: { accountNo: 'C3', name: 'Three', status: 'Active', allowedBrands: 'ACME' } },
+    ]);
+    await putBatch(t, '/inventory', [
+      { sku: 'A-1', locations: [{ locationCode: 'SYD', onHand: 7, reserved: 2, incoming: [{ quantity: 4, expectedDate: '2027-01-15' }] }, { locationCode: 'MEL', onHand: 5 }] },
+    ]);
+    await t.pool.query("INSERT INTO brands (code, name, restricted) VALUES ('VIP', 'VIP only', true), ('LUMA', 'Luma', false)");
+  });
+  after(async () => { await t.close(); });
+
+  it('answers every key in request order, duplicates repeated, unknown keys not found', async () => {
+    const results = await lookupProducts(deps(), 'C1', 'sku', ['A-1', 'NOPE', 'A-1', 'B-1']);
+    assert.deepEqual(results.map((r) => [r.key, r.found]), [['A-1', true], ['NOPE', false], ['A-1', true], ['B-1', true]]);
+    assert.deepEqual(results[1], { key: 'NOPE', found: false, value: null });
+    assert.deepEqual(results[0], {
+      key: 'A-1',
+      found: true,
+      value: {
+        currency: 'AUD', ean: EAN_A, sku: 'A-1', masterProductNo: 'A', name: 'Alpha', size: 'M', color: 'Red', unitPrice: '21.7525',
+        stock: {
+          onHand: 12, reserved: 2,
+          byLocation: [{ locationCode: 'MEL', quantity: 5 }, { locationCode: 'SYD', quantity: 7 }],
+          incoming: [{ locationCode: 'SYD', quantity: 4, expectedDate: '2027-01-15' }],
+        },
+      },
+    });
+  });
+
+  it('fills the null rules: own sku as master, "" and never-sent strings as null, no inventory as zeros, no price as null', async () => {
+    const [b, noPrice] = await lookupProducts(deps(), 'C1', 'sku', ['B-1', 'NOPRICE']);
+    assert.deepEqual(b?.value, {
+      currency: 'AUD', ean: EAN_B, sku: 'B-1', masterProductNo: 'B-1', name: null, size: null, color: null, unitPrice: '10.0000',
+      stock: { onHand: 0, reserved: 0, byLocation: [], incoming: [] },
+    });
+    assert.equal(noPrice?.value?.unitPrice, null);
+    assert.equal(noPrice?.value?.ean, null);
+  });
+
+  it('resolves by EAN the same way', async () => {
+    const results = await lookupProducts(deps(), 'C1', 'ean', [EAN_B, ean13('930000000099'), EAN_A]);
+    assert.deepEqual(results.map((r) => [r.key, r.found, r.value?.sku]), [[EAN_B, true, 'B-1'], [results[1]?.key, false, undefined], [EAN_A, true, 'A-1']]);
+  });
+
+  it('does not show blocked products, nor brands the account may not buy', async () => {
+    const c1 = await lookupProducts(deps(), 'C1', 'sku', ['BLOCKED', 'RESTRICTED', 'A-1']);
+    assert.deepEqual(c1.map((r) => r.found), [false, false, true]);
+    // C2 lists LUMA and has VIP on indent; C3 may buy only ACME, so LUMA is hidden and unbranded B-1 stays.
+    const c2 = await lookupProducts(deps(), 'C2', 'sku', ['RESTRICTED', 'A-1']);
+    assert.deepEqual(c2.map((r) => r.found), [true, true]);
+    const c3 = await lookupProducts(deps(), 'C3', 'sku', ['A-1', 'B-1']);
+    assert.deepEqual(c3.map((r) => r.found), [false, true]);
+  });
+
+  it('prices for the account with its rules', async () => {
+    await putBatch(t, '/pricing/rules', [
+      { ruleId: 'C2-A', sourceType: 'Customer', sourceCode: 'C2', sku: 'A-1', amountType: 'Price', unitPrice: '19.9999' },
+    ]);
+    const [c1] = await lookupProducts(deps(), 'C1', 'sku', ['A-1']);
+    const [c2] = await lookupProducts(deps(), 'C2', 'sku', ['A-1']);
+    assert.equal(c1?.value?.unitPrice, '21.7525');
+    assert.equal(c2?.value?.unitPrice, '19.9999');
+  });
+
+  it('costs the same number of queries for 1 key as for 100', async () => {
+    const counted = (counter: { n: number }) => ({
+      ...deps(),
+      pool: new Proxy(t.pool, {
+        get(target, prop, receiver) {
+          if (prop === 'query') return (...args: unknown[]) => { counter.n += 1; return (target.query as (...a: unknown[]) => unknown)(...args); };
+          return Reflect.get(target, prop, receiver);
+        },
+      }),
+    });
+    const one = { n: 0 };
+    const hundred = { n: 0 };
+    await lookupProducts(counted(one), 'C2', 'sku', ['A-1']);
+    const keys = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? 'A-1' : i % 3 === 1 ? 'RESTRICTED' : `UNKNOWN-${i}`));
+    await lookupProducts(counted(hundred), 'C2', 'sku', keys);
+    assert.ok(one.n > 0);
+    assert.equal(hundred.n, one.n);
+  });
+
+  it('answers 404 for an account that does not exist', async () => {
+    await assert.rejects(lookupProducts(deps(), 'NOBODY', 'sku', ['A-1']), (e: unknown) => e instanceof AppError && e.status === 404);
+  });
+});
