@@ -47,8 +47,9 @@ function usage(scenarios: readonly Scenario[]): string {
     '  --items <n>        size of the generated catalogue (default 100000)',
     'Scenarios:',
   ];
+  const width = Math.max(12, ...scenarios.map((s) => s.name.length));
   for (const s of scenarios) {
-    lines.push(`  ${s.name.padEnd(12)} ${s.description}`);
+    lines.push(`  ${s.name.padEnd(width)} ${s.description}`);
     for (const [name, help] of Object.entries(s.options ?? {})) lines.push(`    --${name} <value>  ${help}`);
   }
   return lines.join('\n');
