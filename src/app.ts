@@ -10,6 +10,9 @@ import type { Pool } from './platform/db/pool.js';
 import { installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
 import { createMetrics, installHttpMetrics, type Metrics } from './platform/http/metrics.js';
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
+import { installPublicApiAuth } from './platform/http/public-auth.js';
+import { createRateLimiter } from './platform/http/rate-limit.js';
+import { lookupRoutes } from './modules/lookup/lookup.routes.js';
 import { catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
 import { customersIntegrationRoutes } from './modules/customers/customers.routes.js';
 import { freightIntegrationRoutes } from './modules/freight/freight.routes.js';
@@ -107,6 +110,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await pricingIntegrationRoutes(integration, routeDeps);
     await taxIntegrationRoutes(integration, routeDeps);
   }, { prefix: '/api/integration' });
+
+  // One limiter per process, shared by every public scope; counters in Redis when REDIS_URL is set.
+  const rateLimiter = await createRateLimiter({ redisUrl: deps.config.redisUrl, logger: deps.logger || undefined });
+  app.addHook('onClose', async () => rateLimiter.close());
+  await app.register(async (publicApi) => {
+    installPublicApiAuth(publicApi, { pool: deps.pool, rateLimiter });
+    await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency });
+  }, { prefix: '/api/public/v1' });
 
   return app;
 }

@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { registerBrandsCommands } from './cli/brands.js';
 import { migrateCommand } from './cli/db.js';
+import { registerKeysCommands } from './cli/keys.js';
 import { serveCommand } from './cli/serve.js';
 import { tokenMintCommand, parseTtl } from './cli/token.js';
 import { runWorkerProcess } from './worker.js';
@@ -33,6 +35,10 @@ program.command('token')
   }, 3600)
   .option('--subject <name>', 'subject (sub claim)', 'portway-cli')
   .action(async (opts: { scope: string; ttl: number; subject: string }) => tokenMintCommand(config(), opts));
+
+registerKeysCommands(program, config);
+
+registerBrandsCommands(program, config);
 
 program.command('db')
   .description('Database')

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from '../../platform/db/pool.js';
+import { publicCallerOf } from '../../platform/http/public-auth.js';
+import { ProblemSchema } from '../../platform/http/problem.js';
+import { ByEanBodySchema, BySkuBodySchema, LookupResponseSchema } from './lookup.schemas.js';
+import { lookupProducts, parseLookupKeys, type LookupKind } from './lookup.service.js';
+
+export interface LookupRouteDeps { pool: Pool; currency: string }
+
+const RESPONSES = {
+  200: LookupResponseSchema,
+  400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema,
+};
+
+/**
+ * POST /products/by-sku and /by-ean inside the public scope (API key + rate limit). The body is
+ * checked by the service, not by the route's schema, so that every bad key is named in one 400; the
+ * schemas still document the body and serialise the response.
+ */
+export async function lookupRoutes(app: FastifyInstance, deps: LookupRouteDeps): Promise<void> {
+  const route = (url: string, kind: LookupKind, body: typeof BySkuBodySchema | typeof ByEanBodySchema, summary: string) => {
+    app.post(url, {
+      schema: {
+        summary,
+        tags: ['public'],
+        security: [{ publicApiKey: [] }],
+        headers: {
+          type: 'object',
+          properties: { 'x-customer-no': { type: 'string', description: 'The account to price for; required with an integrator key, ignored with a customer key' } },
+        },
+        body,
+        response: RESPONSES,
+      },
+      validatorCompiler: () => (value: unknown) => ({ value }),
+    }, async (request) => {
+      const keys = parseLookupKeys(request.body, kind);
+      const caller = publicCallerOf(request);
+      return { data: await lookupProducts(deps, caller.accountNo, kind, keys) };
+    });
+  };
+  route('/products/by-sku', 'sku', BySkuBodySchema, 'Resolve up to 100 SKUs to the customer\'s net unit price and live stock');
+  route('/products/by-ean', 'ean', ByEanBodySchema, 'Resolve up to 100 EAN-8/EAN-13 codes to the customer\'s net unit price and live stock');
+}

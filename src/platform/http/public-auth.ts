@@ -1,0 +1,120 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/pool.js';
+import {
+  MAX_KEY_CACHE_TTL_MS, checkCacheTtl, createApiKeyVerifier, customerAccountExists,
+  type ApiKeyKind, type VerifiedApiKey,
+} from '../../modules/api-keys/api-keys.service.js';
+import { AppError, errors } from './problem.js';
+import { installRateLimit, type RateLimitPolicy, type RateLimiter } from './rate-limit.js';
+
+/**
+ * The public API's authentication (decisions §4): an `X-API-Key` header, then the per-key rate
+ * limit, then the customer the request acts for. Installed in the public scope only, so a JWT never
+ * opens this API (the Authorization header is not read here) and a key never opens the integration
+ * surface (whose scope reads only the Authorization header).
+ */
+export const API_KEY_HEADER = 'x-api-key';
+export const CUSTOMER_HEADER = 'x-customer-no';
+const CHALLENGE = 'ApiKey realm="portway-public"';
+const ACCOUNT_NO_LENGTH = 20;
+
+export interface PublicCaller {
+  keyId: string;
+  /** `pwk_<lookup id>`: safe to log. */
+  prefix: string;
+  kind: ApiKeyKind;
+  /** The account the request acts for: the key's own (customer key) or X-Customer-No (integrator key). */
+  accountNo: string;
+  rateLimit: RateLimitPolicy;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest { publicCaller?: PublicCaller }
+}
+
+export interface PublicApiAuthOptions {
+  pool: Queryable;
+  /** One limiter per process, shared by every public scope (createRateLimiter). */
+  rateLimiter: RateLimiter;
+  /** Per-process cache of verified keys and known accounts, 0 … 5000 ms (default 5000). */
+  cacheTtlMs?: number;
+  /** Milliseconds since the epoch; tests move it. */
+  now?: () => number;
+}
+
+/**
+ * Every 401 has the same status, type, title and challenge, so a caller cannot tell an unknown
+ * key from a revoked or expired one; the detail only says whether a key was sent at all.
+ */
+export const publicAuthErrors = {
+  missingKey: () => errors.unauthorized(
+    'Send a public API key in the X-API-Key header (an Authorization token does not open this API).', CHALLENGE,
+  ),
+  invalidKey: () => errors.unauthorized('The API key is not valid: it is malformed, unknown, revoked or expired.', CHALLENGE),
+  missingCustomer: () => errors.badRequest(
+    'An integrator key must name the customer it acts for in the X-Customer-No header.',
+    [{ path: '/headers/x-customer-no', message: 'is required for an integrator key' }],
+  ),
+  unknownCustomer: (accountNo: string) => errors.notFound(`No customer account "${accountNo}" (X-Customer-No).`),
+};
+
+/** The caller of a request in the public scope; a route outside it asking is a wiring bug. */
+export function publicCallerOf(request: FastifyRequest): PublicCaller {
+  if (!request.publicCaller) {
+    throw new AppError('internal', 500, 'Internal server error', 'The route is not behind the public API authentication.');
+  }
+  return request.publicCaller;
+}
+
+const headerText = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(', ') : value;
+
+/**
+ * Installs the public API's hooks on `scope`, in this order: key (401), rate limit (429, and the
+ * RateLimit headers on every later response), customer (400/404). A refused key therefore uses no
+ * quota, while probing account numbers with a valid key does.
+ */
+export function installPublicApiAuth(scope: FastifyInstance, options: PublicApiAuthOptions): void {
+  const ttl = checkCacheTtl(options.cacheTtlMs ?? MAX_KEY_CACHE_TTL_MS);
+  const now = options.now ?? Date.now;
+  const verifier = createApiKeyVerifier(options.pool, { cacheTtlMs: ttl, now });
+  const verified = new WeakMap<FastifyRequest, VerifiedApiKey>();
+  // Accounts are never deleted, but a positive answer is still only kept for the TTL.
+  const knownAccounts = new Map<string, number>();
+
+  scope.addHook('onRequest', async (request) => {
+    const result = await verifier.verify(headerText(request.headers[API_KEY_HEADER]));
+    if (!result.ok) {
+      request.log.info({ apiKey: result.prefix, reason: result.reason }, 'public API key refused');
+      throw result.reason === 'missing' ? publicAuthErrors.missingKey() : publicAuthErrors.invalidKey();
+    }
+    verified.set(request, result.key);
+  });
+
+  installRateLimit(scope, options.rateLimiter, (request) => {
+    const key = verified.get(request);
+    if (!key) throw new AppError('internal', 500, 'Internal server error', 'Rate limiting ran before authentication.');
+    return { key: key.keyId, policy: key.rateLimit };
+  });
+
+  scope.addHook('onRequest', async (request) => {
+    const key = verified.get(request) as VerifiedApiKey;
+    let accountNo = key.accountNo;
+    if (key.kind === 'integrator' || accountNo === null) {
+      const sent = headerText(request.headers[CUSTOMER_HEADER]);
+      if (sent === undefined || sent.trim() === '') throw publicAuthErrors.missingCustomer();
+      const t = now();
+      const knownUntil = knownAccounts.get(sent);
+      if (knownUntil === undefined || knownUntil <= t) {
+        const exists = [...sent].length <= ACCOUNT_NO_LENGTH && (await customerAccountExists(options.pool, sent));
+        if (!exists) throw publicAuthErrors.unknownCustomer(sent);
+        if (ttl > 0) {
+          if (knownAccounts.size >= 10_000) for (const [no, until] of knownAccounts) if (until <= t) knownAccounts.delete(no);
+          knownAccounts.set(sent, t + ttl);
+        }
+      }
+      accountNo = sent;
+    }
+    request.publicCaller = { keyId: key.keyId, prefix: key.prefix, kind: key.kind, accountNo, rateLimit: key.rateLimit };
+  });
+}
