@@ -44,6 +44,35 @@ function machineBusyTicks(): number | undefined {
   return (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0);
 }
 
+/**
+ * CPU seconds used so far by a process and all its descendants, including descendants that have
+ * already exited and been reaped (the kernel adds those to their parent's cutime/cstime). For a
+ * PostgreSQL postmaster: the server's whole CPU, backends included. Undefined without /proc.
+ */
+export function treeCpuSeconds(root: number): number | undefined {
+  const table = processTable();
+  if (!table.has(root)) return undefined;
+  const children = new Map<number, number[]>();
+  for (const [pid, entry] of table) {
+    const list = children.get(entry.ppid);
+    if (list) list.push(pid);
+    else children.set(entry.ppid, [pid]);
+  }
+  let ticks = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    ticks += table.get(pid)?.ticks ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  const stat = readProc(`/proc/${root}/stat`);
+  if (stat) {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks / USER_HZ;
+}
+
 /** The parent of a process (for a PostgreSQL backend: the postmaster), when it is visible here. */
 export function parentPid(pid: number): number | undefined {
   const stat = readProc(`/proc/${pid}/stat`);

@@ -79,7 +79,19 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   });
 }
 
-export async function startServer(options: { databaseUrl: string; env?: Record<string, string> }): Promise<RunningServer> {
+export interface StartServerOptions {
+  databaseUrl: string;
+  env?: Record<string, string>;
+  /**
+   * What node runs after its flags; default `bin/portway.js serve`. A scenario that needs routes of
+   * its own beside the real ones (the lookup's baseline) gives its entry file, e.g.
+   * `['--import', 'tsx', 'bench/lib/lookup-server.ts']`. The entry must log Fastify's
+   * "Server listening at" line on stdout and serve /readyz, as `serve` does.
+   */
+  command?: readonly string[];
+}
+
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-bench-app-'));
   const logFile = path.join(dataDir, 'server.log');
   const env: Record<string, string | undefined> = {
@@ -96,7 +108,8 @@ export async function startServer(options: { databaseUrl: string; env?: Record<s
   const token = await mintIntegrationToken(loadConfig(env), { ttlSeconds: 6 * 3600, subject: 'portway-bench' });
 
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'bin/portway.js'), 'serve'], {
+  const command = options.command ?? [path.join(REPO_ROOT, 'bin/portway.js'), 'serve'];
+  const child = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

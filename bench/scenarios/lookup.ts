@@ -1,0 +1,393 @@
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_RATE_LIMIT, createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { createPool, type Pool } from '../../src/platform/db/pool.js';
+import { positiveIntegerOption } from '../lib/ingest.js';
+import { expectAllOk, runLoad, type LoadResult } from '../lib/load.js';
+import {
+  ACCOUNT_ALLOWED_BRANDS, ACCOUNT_INDENT_BRANDS, LOOKUP_BRANDS, buildBodies, buildLookupData, loadLookupData, type LookupKind, type RequestBodies,
+} from '../lib/lookup-data.js';
+import { BASELINE_PREFIX, LOOKUP_SERVER_ENTRY } from '../lib/lookup-paths.js';
+import { ForeignCpuMonitor, isLocalPostgres, parentPid, treeCpuSeconds } from '../lib/machine.js';
+import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
+import { startServer, type RunningServer } from '../lib/server.js';
+import { formatRate, round } from '../lib/timing.js';
+
+/**
+ * lookup: the public product lookup (POST /api/public/v1/products/by-sku and /by-ean, 100 keys a
+ * request, an integrator key naming the customer in X-Customer-No) under closed-loop load from
+ * several connections (autocannon), against a baseline measured in the same run and the same
+ * server process: routes that parse the same body with the same function and serialise a
+ * byte-identical answer with the same response schema, without key, rate limit or database.
+ * The baseline is the ceiling of "Fastify + validation + serialisation" on this machine; the
+ * ratio says how much of it the lookup keeps.
+ *
+ * Data (bench/lib/lookup-data.ts, loaded through the services' batch writers, not timed): the Luma
+ * catalogue plus --items generated products, each with an EAN-13, most with a brand; stock at 5
+ * locations for every SKU; 3,000 generated accounts; --price-rules rules (default 50,000) over
+ * every source and target kind; 5 brands, one restricted. The bench account has Standard pricing
+ * and may buy most brands.
+ *
+ * Requests: 64 bodies per kind of 100 keys (~85 % from the data set, ~10 % unknown, ~5 % repeated
+ * within the body), rotated per request. Each body is sent once before anything is timed, and the
+ * answers are checked: 100 results in request order, most found, every found one with a price and
+ * stock at 5 locations. The lookup's answers are then stored in the server as the baseline's canned
+ * answers, and the baseline's answers are checked byte for byte against them.
+ *
+ * Queries per request are counted from pg_stat_database (transactions of the bench database):
+ * single-key requests against 100-key ones, to show the lookup does not query per key.
+ *
+ * Timing: per kind, a warm-up of both paths, then --duration seconds of lookup, then as long of
+ * baseline, each with --connections connections (default 8). Every timed response must be 2xx.
+ */
+
+const DEFAULT_CONNECTIONS = 8;
+const DEFAULT_DURATION_S = 10;
+const DEFAULT_PRICE_RULES = 50_000;
+const BODIES_PER_KIND = 64;
+const KEYS_PER_REQUEST = 100;
+const WARM_UP_S = 2;
+/** Sequential requests per query-count phase. */
+const QUERY_COUNT_REQUESTS = 100;
+/**
+ * A backend publishes its transaction counts when it goes idle, but at most once a second;
+ * otherwise after PGSTAT_IDLE_INTERVAL (10 s). Waiting a little longer makes the counts complete.
+ */
+const STATS_FLUSH_WAIT_MS = 11_500;
+const FOREIGN_CPU_WARNING = 0.1;
+/** Goals of the issue. */
+const RATIO_GOAL = 0.4;
+const P99_GOAL_MS = 50;
+
+const PATHS: Record<LookupKind, { lookup: string; baseline: string; label: string }> = {
+  sku: { lookup: '/api/public/v1/products/by-sku', baseline: `${BASELINE_PREFIX}/by-sku`, label: 'by SKU' },
+  ean: { lookup: '/api/public/v1/products/by-ean', baseline: `${BASELINE_PREFIX}/by-ean`, label: 'by EAN' },
+};
+
+interface AnswerValue { sku: string; unitPrice: string | null; stock: { byLocation: unknown[] } }
+interface Answer { data: Array<{ key: string; found: boolean; value: AnswerValue | null }> }
+
+interface AnswerStats { keys: number; found: number; complete: number; belowList: number; bytes: number }
+
+interface KindResult {
+  lookup: LoadResult;
+  baseline: LoadResult;
+  /** CPU seconds of the service process during each timed run. */
+  lookupCpuS: number | undefined;
+  baselineCpuS: number | undefined;
+  /** CPU seconds of the PostgreSQL server (all its processes) during each timed run, when it runs on this machine. */
+  lookupDbCpuS: number | undefined;
+  baselineDbCpuS: number | undefined;
+  foreignCpu: number | undefined;
+  answers: AnswerStats;
+}
+
+async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return { status: response.status, text: await response.text() };
+}
+
+/**
+ * Sends every body once to the lookup and checks the answers, then stores each answer as the
+ * baseline's canned answer for the same keys and checks that the baseline replays it byte for byte.
+ */
+async function checkAndCan(
+  server: RunningServer, headers: Record<string, string>, bodies: RequestBodies, listPrice: ReadonlyMap<string, number>,
+): Promise<AnswerStats> {
+  const { kind } = bodies;
+  const stats: AnswerStats = { keys: 0, found: 0, complete: 0, belowList: 0, bytes: 0 };
+  for (const [i, body] of bodies.bodies.entries()) {
+    const keys = bodies.keys[i] as readonly string[];
+    const lookup = await post(`${server.baseUrl}${PATHS[kind].lookup}`, headers, body);
+    if (lookup.status !== 200) throw new Error(`lookup ${kind} body ${i} answered ${lookup.status}: ${lookup.text.slice(0, 500)}`);
+    const answer = JSON.parse(lookup.text) as Answer;
+    if (!Array.isArray(answer.data) || answer.data.length !== keys.length) {
+      throw new Error(`lookup ${kind} body ${i}: ${answer.data?.length} results for ${keys.length} keys`);
+    }
+    answer.data.forEach((result, k) => {
+      if (result.key !== keys[k]) throw new Error(`lookup ${kind} body ${i}: result ${k} is for ${result.key}, expected ${keys[k]} (request order)`);
+      if (!result.found) return;
+      stats.found += 1;
+      const value = result.value as AnswerValue;
+      if (value.unitPrice !== null && value.stock.byLocation.length === 5) stats.complete += 1;
+      const list = listPrice.get(value.sku);
+      if (value.unitPrice !== null && list !== undefined && Number(value.unitPrice) < list) stats.belowList += 1;
+    });
+    stats.keys += keys.length;
+    stats.bytes += lookup.text.length;
+
+    const stored = await fetch(`${server.baseUrl}${BASELINE_PREFIX}/canned/${kind}`, {
+      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys, data: answer.data }),
+    });
+    if (stored.status !== 204) throw new Error(`storing the canned answer answered ${stored.status}: ${await stored.text()}`);
+    const baseline = await post(`${server.baseUrl}${PATHS[kind].baseline}`, headers, body);
+    if (baseline.status !== 200 || baseline.text !== lookup.text) {
+      throw new Error(`baseline ${kind} body ${i} answered ${baseline.status} with ${baseline.text.length} bytes, not the lookup's ${lookup.text.length} bytes`);
+    }
+  }
+  // Most keys exist (~90 % before blocked and restricted products), and every found product has a
+  // list price and stock at the 5 locations; anything less means the data or the lookup is broken.
+  if (stats.found < stats.keys * 0.75) throw new Error(`lookup ${kind}: only ${stats.found} of ${stats.keys} keys found`);
+  if (stats.complete !== stats.found) throw new Error(`lookup ${kind}: ${stats.found - stats.complete} found results lack a price or stock at 5 locations`);
+  if (stats.belowList === 0) throw new Error(`lookup ${kind}: no found result is priced below its list price; the price rules are not applied`);
+  return stats;
+}
+
+/** Committed and rolled-back transactions of the bench database, as the statistics system has them so far. */
+async function databaseTransactions(pool: Pool): Promise<number> {
+  // Each statement outside a transaction block reads a fresh statistics snapshot.
+  const { rows } = await pool.query<{ n: string }>(
+    'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
+  return Number(rows[0]?.n);
+}
+
+/**
+ * PostgreSQL transactions per request for each list of bodies in turn (`QUERY_COUNT_REQUESTS`
+ * sequential requests each). Every lookup statement runs on its own, outside a transaction block,
+ * so one statement is one transaction. A backend publishes its counts only when idle and at most
+ * once a second, so every reading waits for the earlier traffic's counts to arrive; the reading
+ * itself is one transaction, which lands in the next phase and is taken off.
+ */
+async function transactionsPerRequest(
+  pool: Pool, server: RunningServer, headers: Record<string, string>, phases: ReadonlyArray<readonly string[]>,
+): Promise<number[]> {
+  await sleep(STATS_FLUSH_WAIT_MS);
+  let before = await databaseTransactions(pool);
+  const perRequest: number[] = [];
+  for (const bodies of phases) {
+    for (let i = 0; i < QUERY_COUNT_REQUESTS; i += 1) {
+      const { status, text } = await post(`${server.baseUrl}${PATHS.sku.lookup}`, headers, bodies[i % bodies.length] as string);
+      if (status !== 200) throw new Error(`lookup answered ${status}: ${text.slice(0, 300)}`);
+    }
+    await sleep(STATS_FLUSH_WAIT_MS);
+    const after = await databaseTransactions(pool);
+    perRequest.push((after - before - 1) / QUERY_COUNT_REQUESTS);
+    before = after;
+  }
+  return perRequest;
+}
+
+function optionNumber(ctx: BenchContext, name: string, fallback: number): number {
+  return positiveIntegerOption(ctx.options, name, fallback);
+}
+
+async function run(ctx: BenchContext): Promise<ScenarioResult> {
+  const connections = optionNumber(ctx, 'connections', DEFAULT_CONNECTIONS);
+  const durationS = optionNumber(ctx, 'duration', DEFAULT_DURATION_S);
+  const ruleCount = optionNumber(ctx, 'price-rules', DEFAULT_PRICE_RULES);
+  const warmUpS = Math.min(WARM_UP_S, durationS);
+
+  ctx.progress(`generating the Luma + ${ctx.generatedItems.toLocaleString('en-US')} products, their stock, accounts and ${ruleCount.toLocaleString('en-US')} price rules`);
+  const data = buildLookupData(ctx.generatedItems, ruleCount);
+  const listPrice = new Map(data.products.filter((p) => typeof p.unitPrice === 'number').map((p) => [p.sku, p.unitPrice as number]));
+
+  ctx.progress('creating the benchmark database');
+  const database = await ctx.postgres.createDatabase('lookup');
+  ctx.defer(() => database.drop());
+  const pool = createPool({ url: database.url, max: 2, applicationName: 'portway-bench' });
+  ctx.defer(() => pool.end());
+  const counts = await loadLookupData(pool, data, ctx.progress);
+  const [version] = (await pool.query<{ server_version: string }>('SHOW server_version')).rows;
+  const monitor = new ForeignCpuMonitor();
+  const [backend] = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+  const parent = backend ? parentPid(backend.pid) : undefined;
+  const postmaster = parent !== undefined && isLocalPostgres(parent) ? parent : undefined;
+  monitor.addRoot(postmaster);
+  const databaseCpuSeconds = () => (postmaster === undefined ? undefined : treeCpuSeconds(postmaster));
+
+  // The quota is the largest a key may have, so the rate limiter counts every request (as in
+  // production) without ever refusing one.
+  const { key } = await createApiKey(pool, { kind: 'integrator', name: 'portway-bench lookup', rateLimit: MAX_RATE_LIMIT, windowS: 60 });
+  const headers = { 'x-api-key': key, 'x-customer-no': data.accountNo };
+
+  ctx.progress('starting the service with the baseline routes (bench/lib/lookup-server.ts)');
+  const server = await startServer({ databaseUrl: database.url, command: ['--import', 'tsx', LOOKUP_SERVER_ENTRY] });
+  ctx.defer(() => server.stop());
+
+  const bodies: Record<LookupKind, RequestBodies> = {
+    sku: buildBodies('sku', data.products, BODIES_PER_KIND, KEYS_PER_REQUEST, 20_251_207),
+    ean: buildBodies('ean', data.products, BODIES_PER_KIND, KEYS_PER_REQUEST, 20_251_208),
+  };
+  const answers = {} as Record<LookupKind, AnswerStats>;
+  for (const kind of ['sku', 'ean'] as const) {
+    ctx.progress(`checking the ${BODIES_PER_KIND} ${PATHS[kind].label} bodies' answers and storing them for the baseline`);
+    answers[kind] = await checkAndCan(server, headers, bodies[kind], listPrice);
+  }
+
+  ctx.progress(`counting queries per request: ${QUERY_COUNT_REQUESTS} requests of 1 key, then of ${KEYS_PER_REQUEST} keys (waits for PostgreSQL's statistics)`);
+  // Single keys of visible, branded products, so a 1-key request runs every query a 100-key one can.
+  const accountBrands = new Set([...ACCOUNT_ALLOWED_BRANDS, ...ACCOUNT_INDENT_BRANDS]);
+  const singles = data.products
+    .filter((p) => p.blocked !== true && typeof p.brandCode === 'string' && accountBrands.has(p.brandCode))
+    .slice(0, QUERY_COUNT_REQUESTS)
+    .map((p) => JSON.stringify({ skus: [p.sku] }));
+  const [perRequestOne = NaN, perRequestHundred = NaN] = await transactionsPerRequest(pool, server, headers, [singles, bodies.sku.bodies]);
+  // A query per key would add ~100 per request; allow for the key and account caches' refreshes.
+  if (perRequestHundred > perRequestOne + 1) {
+    throw new Error(`the lookup runs ${perRequestHundred.toFixed(2)} queries per 100-key request against ${perRequestOne.toFixed(2)} per 1-key request`);
+  }
+
+  const load = (kind: LookupKind, which: 'lookup' | 'baseline', seconds: number) => runLoad({
+    baseUrl: server.baseUrl, path: PATHS[kind][which], bodies: bodies[kind].bodies, headers, connections, durationS: seconds,
+  });
+  const delta = (before: number | undefined, after: number | undefined) =>
+    (before !== undefined && after !== undefined ? after - before : undefined);
+  const timed = async (kind: LookupKind, which: 'lookup' | 'baseline') => {
+    const cpuBefore = server.cpuSeconds();
+    const dbBefore = databaseCpuSeconds();
+    const result = await load(kind, which, durationS);
+    const cpuS = delta(cpuBefore, server.cpuSeconds());
+    const dbCpuS = delta(dbBefore, databaseCpuSeconds());
+    expectAllOk(result, `${which} ${PATHS[kind].label}`, () => server.logTail());
+    return { result, cpuS, dbCpuS };
+  };
+
+  const results = {} as Record<LookupKind, KindResult>;
+  for (const kind of ['sku', 'ean'] as const) {
+    const label = PATHS[kind].label;
+    ctx.progress(`${label}: warming up both paths (${warmUpS} s each, ${connections} connections)`);
+    for (const which of ['lookup', 'baseline'] as const) expectAllOk(await load(kind, which, warmUpS), `warm-up ${which} ${label}`, () => server.logTail());
+    ctx.progress(`${label}: lookup for ${durationS} s, then the baseline for ${durationS} s`);
+    const stopMonitor = monitor.start();
+    const lookup = await timed(kind, 'lookup');
+    const baseline = await timed(kind, 'baseline');
+    results[kind] = {
+      lookup: lookup.result,
+      baseline: baseline.result,
+      lookupCpuS: lookup.cpuS,
+      baselineCpuS: baseline.cpuS,
+      lookupDbCpuS: lookup.dbCpuS,
+      baselineDbCpuS: baseline.dbCpuS,
+      foreignCpu: stopMonitor(),
+      answers: answers[kind],
+    };
+  }
+  const peakRssMb = server.peakRssMb();
+
+  const foreign = (['sku', 'ean'] as const).map((k) => results[k].foreignCpu).filter((v): v is number => v !== undefined);
+  const foreignMax = foreign.length > 0 ? Math.max(...foreign) : undefined;
+  const foreignNote = foreignMax === undefined
+    ? 'other processes\' CPU use during the timed runs: unknown (no /proc)'
+    : `other processes used at most ${(foreignMax * 100).toFixed(1)} % of the machine's CPU during the timed runs` +
+      (foreignMax > FOREIGN_CPU_WARNING ? ' — WARNING: the machine was busy, the figures are skewed; run again on a quiet machine' : '');
+  if (foreignMax !== undefined && foreignMax > FOREIGN_CPU_WARNING) ctx.progress(foreignNote);
+
+  const ratio = (r: KindResult) => r.lookup.rps / r.baseline.rps;
+  const cpuPerRequestMs = (cpuS: number | undefined, load: LoadResult) =>
+    cpuS === undefined || load.requests === 0 ? undefined : (cpuS * 1000) / load.requests;
+  const cpuJson = (cpuS: number | undefined, load: LoadResult) => {
+    const value = cpuPerRequestMs(cpuS, load);
+    return value === undefined ? null : round(value, 2);
+  };
+  const kindJson = (r: KindResult) => ({
+    rps: Math.round(r.lookup.rps),
+    p50_ms: r.lookup.p50Ms,
+    p99_ms: r.lookup.p99Ms,
+    baseline_rps: Math.round(r.baseline.rps),
+    baseline_p50_ms: r.baseline.p50Ms,
+    baseline_p99_ms: r.baseline.p99Ms,
+    ratio: round(ratio(r), 3),
+    requests: r.lookup.requests,
+    baseline_requests: r.baseline.requests,
+    server_cpu_ms_per_request: cpuJson(r.lookupCpuS, r.lookup),
+    baseline_server_cpu_ms_per_request: cpuJson(r.baselineCpuS, r.baseline),
+    postgres_cpu_ms_per_request: cpuJson(r.lookupDbCpuS, r.lookup),
+    found_share: round(r.answers.found / r.answers.keys, 3),
+    below_list_share: round(r.answers.belowList / r.answers.found, 3),
+    response_bytes: Math.round(r.answers.bytes / BODIES_PER_KIND),
+    goal_met: ratio(r) >= RATIO_GOAL && r.lookup.p99Ms < P99_GOAL_MS,
+  });
+  const json = {
+    scenario: 'lookup',
+    products: counts.products,
+    inventory_locations: counts.inventoryLocations,
+    price_rules: counts.priceRules,
+    accounts: counts.accounts,
+    connections,
+    duration_s: durationS,
+    keys_per_request: KEYS_PER_REQUEST,
+    queries_per_request: { one_key: round(perRequestOne, 2), hundred_keys: round(perRequestHundred, 2) },
+    peak_rss_mb: peakRssMb === undefined ? null : round(peakRssMb, 1),
+    foreign_cpu_max: foreignMax === undefined ? null : round(foreignMax, 3),
+    by_sku: kindJson(results.sku),
+    by_ean: kindJson(results.ean),
+  };
+
+  const n = (value: number) => value.toLocaleString('en-US');
+  const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
+  const ms = (value: number) => `${value}`;
+  const cpu = (value: number | undefined) => (value === undefined ? '?' : value.toFixed(2));
+  const row = (kind: LookupKind) => {
+    const r = results[kind];
+    return [
+      PATHS[kind].label.padEnd(10),
+      formatRate(r.lookup.rps).padStart(12),
+      `${ms(r.lookup.p50Ms)} / ${ms(r.lookup.p99Ms)}`.padStart(14),
+      formatRate(r.baseline.rps).padStart(16),
+      `${ms(r.baseline.p50Ms)} / ${ms(r.baseline.p99Ms)}`.padStart(14),
+      pct(ratio(r)).padStart(17),
+      `${cpu(cpuPerRequestMs(r.lookupCpuS, r.lookup))} / ${cpu(cpuPerRequestMs(r.baselineCpuS, r.baseline))}`.padStart(24),
+      `${cpu(cpuPerRequestMs(r.lookupDbCpuS, r.lookup))} / ${cpu(cpuPerRequestMs(r.baselineDbCpuS, r.baseline))}`.padStart(22),
+    ].join('');
+  };
+  const goal = (kind: LookupKind) => {
+    const r = results[kind];
+    const ratioMet = ratio(r) >= RATIO_GOAL;
+    const p99Met = r.lookup.p99Ms < P99_GOAL_MS;
+    return `  ${PATHS[kind].label}: ≥ ${RATIO_GOAL * 100} % of the baseline's requests/s: ${pct(ratio(r))} → ${ratioMet ? 'met' : 'NOT met'};` +
+      `  p99 < ${P99_GOAL_MS} ms: ${r.lookup.p99Ms} ms → ${p99Met ? 'met' : 'NOT met'}`;
+  };
+  const answerLine = (kind: LookupKind) => {
+    const a = results[kind].answers;
+    return `  ${PATHS[kind].label}: ${pct(a.found / a.keys)} of keys found, every found result priced with stock at 5 locations, ` +
+      `${pct(a.belowList / a.found)} of them below list price by a rule; ${n(Math.round(a.bytes / BODIES_PER_KIND))} bytes per answer`;
+  };
+  const restricted = LOOKUP_BRANDS.filter((b) => b.restricted).length;
+  const text = [
+    '',
+    `lookup: ${n(counts.products)} products (Luma ${n(data.lumaCount)} + generated ${n(data.generatedCount)}) with EAN-13s, ` +
+      `stock at 5 locations (${n(counts.inventoryLocations)} rows), ${n(counts.priceRules)} price rules, ${n(counts.accounts)} accounts, ` +
+      `${counts.brands} brands (${restricted} restricted)`,
+    `PostgreSQL ${version?.server_version ?? '?'} (${ctx.postgres.kind}); ${os.cpus().length} CPUs; the service in a child process ` +
+      '(bench/lib/lookup-server.ts: the real app plus the baseline routes on the same Fastify instance)',
+    `autocannon: ${connections} connections, ${durationS} s per run after a ${warmUpS} s warm-up; ${BODIES_PER_KIND} bodies of ` +
+      `${KEYS_PER_REQUEST} keys per kind (~85 % existing, ~10 % unknown, ~5 % repeated), rotated per request; integrator key + X-Customer-No ${data.accountNo}`,
+    '',
+    `${''.padEnd(10)}${'lookup req/s'.padStart(12)}${'ms p50 / p99'.padStart(14)}${'baseline req/s'.padStart(16)}` +
+      `${'ms p50 / p99'.padStart(14)}${'lookup/baseline'.padStart(17)}${'service CPU ms/req l/b'.padStart(24)}` +
+      `${'PG CPU ms/req l/b'.padStart(22)}`,
+    row('sku'),
+    row('ean'),
+    '',
+    `Checks: every timed response 2xx (${n(results.sku.lookup.requests + results.ean.lookup.requests)} lookup, ` +
+      `${n(results.sku.baseline.requests + results.ean.baseline.requests)} baseline); every answer ${KEYS_PER_REQUEST} results in request order; ` +
+      'the baseline\'s answers byte-identical to the lookup\'s',
+    answerLine('sku'),
+    answerLine('ean'),
+    `Queries per request (transactions in pg_stat_database): 1 key ${perRequestOne.toFixed(2)}, ${KEYS_PER_REQUEST} keys ${perRequestHundred.toFixed(2)}`,
+    foreignNote,
+    `service peak RSS (VmHWM of the server process, whole run): ${peakRssMb === undefined ? 'n/a (no /proc)' : `${peakRssMb.toFixed(1)} MiB`}`,
+    'baseline: the same body parsing (parseLookupKeys) and response schema, answered from memory — no API key, rate limit or database.',
+    'CPU ms/req: CPU time per request of the service process and of the PostgreSQL server (every process of it; "?" when',
+    'it runs elsewhere), during the lookup (l) and the baseline (b) runs.',
+    '',
+    'Goals',
+    goal('sku'),
+    goal('ean'),
+  ].join('\n');
+  return { json, text };
+}
+
+const scenario: Scenario = {
+  name: 'lookup',
+  description: 'Public lookup by SKU and by EAN (100 keys a request, autocannon) against a same-process validate-and-serialise baseline',
+  options: {
+    connections: `concurrent connections of the load generator (default ${DEFAULT_CONNECTIONS})`,
+    duration: `seconds per timed run (default ${DEFAULT_DURATION_S})`,
+    'price-rules': `number of generated price rules (default ${DEFAULT_PRICE_RULES.toLocaleString('en-US')})`,
+  },
+  run,
+};
+
+export default scenario;
