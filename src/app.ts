@@ -13,6 +13,7 @@ import { installProblemHandlers, ProblemSchema, errors } from './platform/http/p
 import { installPublicApiAuth } from './platform/http/public-auth.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { lookupRoutes } from './modules/lookup/lookup.routes.js';
+import { PriceRuleCache } from './modules/pricing/rule-cache.js';
 import { catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
 import { customersIntegrationRoutes } from './modules/customers/customers.routes.js';
 import { freightIntegrationRoutes } from './modules/freight/freight.routes.js';
@@ -111,12 +112,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await taxIntegrationRoutes(integration, routeDeps);
   }, { prefix: '/api/integration' });
 
+  // Every price rule in memory, one copy per process, checked against the table's version on each use.
+  const priceRules = new PriceRuleCache(deps.pool);
   // One limiter per process, shared by every public scope; counters in Redis when REDIS_URL is set.
   const rateLimiter = await createRateLimiter({ redisUrl: deps.config.redisUrl, logger: deps.logger || undefined });
   app.addHook('onClose', async () => rateLimiter.close());
   await app.register(async (publicApi) => {
     installPublicApiAuth(publicApi, { pool: deps.pool, rateLimiter });
-    await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency });
+    await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules });
   }, { prefix: '/api/public/v1' });
 
   return app;

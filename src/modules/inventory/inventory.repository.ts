@@ -1,9 +1,17 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import { defineSnapshot, defineTable } from '../../platform/db/upsert.js';
 import type { InventoryItem } from './inventory.schemas.js';
+import { stockOf } from './stock.js';
 
-// The parent row exists only to be locked: concurrent snapshots of one SKU take turns on it.
-const items = defineTable({ table: 'inventory_items', columns: [['sku', 'sku', 'varchar(20)']], key: ['sku'] });
+/**
+ * The snapshot parent: its row lock makes concurrent snapshots of one SKU take turns, and it holds
+ * the SKU's stock rendered for the lookup from the same locations the snapshot stores.
+ */
+const items = defineTable({
+  table: 'inventory_items',
+  columns: [['sku', 'sku', 'varchar(20)'], ['stockJson', 'stock_json', 'text']],
+  key: ['sku'],
+});
 
 const locations = defineSnapshot({
   table: 'inventory_locations',
@@ -19,17 +27,20 @@ const locations = defineSnapshot({
 
 /** SKUs in key order, then every location snapshot; `reserved` not sent means nothing reserved. */
 export async function upsertInventory(tx: Queryable, batch: readonly InventoryItem[]): Promise<void> {
-  await items.upsert(tx, batch);
-  await locations.replace(
-    tx,
-    batch.map((i) => ({ sku: i.sku })),
-    batch.flatMap((i) => i.locations.map((l) => ({
-      sku: i.sku,
+  const stored = batch.map((i) => ({
+    sku: i.sku,
+    locations: i.locations.map((l) => ({
       locationCode: l.locationCode,
       onHand: l.onHand,
       reserved: l.reserved ?? 0,
       // Only the two known fields are kept, in the order sent, so equal lists compare equal.
       incoming: (l.incoming ?? []).map((r) => ({ quantity: r.quantity, expectedDate: r.expectedDate })),
-    }))),
+    })),
+  }));
+  await items.upsert(tx, stored.map((i) => ({ sku: i.sku, stockJson: JSON.stringify(stockOf(i.locations)) })));
+  await locations.replace(
+    tx,
+    stored.map((i) => ({ sku: i.sku })),
+    stored.flatMap((i) => i.locations.map((l) => ({ sku: i.sku, ...l }))),
   );
 }

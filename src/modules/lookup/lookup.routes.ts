@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Pool } from '../../platform/db/pool.js';
 import { publicCallerOf } from '../../platform/http/public-auth.js';
 import { ProblemSchema } from '../../platform/http/problem.js';
 import { ByEanBodySchema, BySkuBodySchema, LookupResponseSchema } from './lookup.schemas.js';
-import { lookupProducts, parseLookupKeys, type LookupKind } from './lookup.service.js';
+import { lookupProducts, parseLookupKeys, type LookupDeps, type LookupKind } from './lookup.service.js';
 
-export interface LookupRouteDeps { pool: Pool; currency: string }
+export type LookupRouteDeps = LookupDeps;
 
 const RESPONSES = {
   200: LookupResponseSchema,

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { StockSchema } from '../inventory/stock.js';
 
 /** At most this many keys per call (interface "Limits"). */
 export const MAX_LOOKUP_KEYS = 100;
@@ -13,15 +14,6 @@ export const ByEanBodySchema = Type.Object({
 });
 
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
-
-export const StockSchema = Type.Object({
-  onHand: Type.Integer({ description: 'Total across all locations' }),
-  reserved: Type.Integer({ description: 'Held against existing orders' }),
-  byLocation: Type.Array(Type.Object({ locationCode: Type.String(), quantity: Type.Integer() })),
-  incoming: Type.Array(Type.Object({ locationCode: Type.String(), quantity: Type.Integer(), expectedDate: Type.String({ format: 'date' }) }), {
-    description: 'Every expected receipt with its location, by expectedDate',
-  }),
-});
 
 export const LookupValueSchema = Type.Object({
   currency: Type.String({ description: 'ISO 4217, from SITE_CURRENCY' }),
@@ -46,4 +38,3 @@ export const LookupResponseSchema = Type.Object({ data: Type.Array(LookupResultS
 
 export type LookupValue = Static<typeof LookupValueSchema>;
 export type LookupResult = Static<typeof LookupResultSchema>;
-export type Stock = Static<typeof StockSchema>;

@@ -1,14 +1,15 @@
 import type { Pool } from '../../platform/db/pool.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { canBuyBrand } from '../catalogue/entitlement.js';
+import { NO_STOCK, type Stock } from '../inventory/stock.js';
 import { netUnitPrice, type PricingAccount, type PricingProduct } from '../pricing/pricing.engine.js';
-import { findCandidateRules } from '../pricing/pricing.repository.js';
+import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { eanProblem } from './ean.js';
 import {
-  findLookupAccount, findProductsByEan, findProductsBySku, findRestrictedBrands, findStock,
-  type LookupAccountRow, type LookupProductRow, type StockRow,
+  findLookupAccount, findProductsByEan, findProductsBySku,
+  type LookupAccountRow, type LookupProductRow,
 } from './lookup.repository.js';
-import { MAX_LOOKUP_KEYS, type LookupResult, type Stock } from './lookup.schemas.js';
+import { MAX_LOOKUP_KEYS, type LookupResult } from './lookup.schemas.js';
 
 export type LookupKind = 'sku' | 'ean';
 
@@ -16,6 +17,8 @@ export interface LookupDeps {
   pool: Pool;
   /** ISO 4217 of every price (SITE_CURRENCY). */
   currency: string;
+  /** Every price rule, checked against the version read with the account on each call. */
+  rules: PriceRuleCache;
   now?: () => Date;
 }
 
@@ -56,17 +59,8 @@ export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
 /** "Strings that were never sent are null, never an empty string." */
 const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
 
-export function buildStock(rows: readonly StockRow[]): Stock {
-  const stock: Stock = { onHand: 0, reserved: 0, byLocation: [], incoming: [] };
-  for (const row of rows) {
-    stock.onHand += row.on_hand;
-    stock.reserved += row.reserved;
-    stock.byLocation.push({ locationCode: row.location_code, quantity: row.on_hand });
-    for (const line of row.incoming) stock.incoming.push({ locationCode: row.location_code, quantity: line.quantity, expectedDate: line.expectedDate });
-  }
-  stock.incoming.sort((a, b) => (a.expectedDate < b.expectedDate ? -1 : a.expectedDate > b.expectedDate ? 1 : a.locationCode < b.locationCode ? -1 : a.locationCode > b.locationCode ? 1 : 0));
-  return stock;
-}
+/** The stored stock document (written by the inventory writer from the same snapshot), or no stock. */
+const stockOfRow = (p: LookupProductRow): Stock => (p.stock_json === null ? NO_STOCK : JSON.parse(p.stock_json) as Stock);
 
 const pricingAccount = (a: LookupAccountRow): PricingAccount => ({
   accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
@@ -75,11 +69,16 @@ const pricingProduct = (p: LookupProductRow): PricingProduct => ({
   sku: p.sku, masterProductNo: p.master_product_no, itemDiscountGroup: p.item_discount_group, unitPrice: p.unit_price,
 });
 
+/** Quantity 1: the lookup's price is the price of one unit (interface, "Public lookup result"). */
+const LOOKUP_QUANTITY = 1;
+
 /**
  * Resolves a batch for one account: one result per requested key, in request order, duplicates
  * repeated. A key is `found: false` when unknown, when the product is blocked, and when the account
- * may not buy its brand (it is not visible to that account). A fixed number of queries, whatever
- * the number of keys.
+ * may not buy its brand (it is not visible to that account). Two queries whatever the number of
+ * keys, made together: the account (with the price rules' version) and the products (with their
+ * brand's flag and stock document). The rules come from the in-memory rule set, reloaded first
+ * (one more query) only when the version shows they changed.
  */
 export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<LookupResult[]> {
   const unique = [...new Set(keys)];
@@ -89,32 +88,23 @@ export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: 
   ]);
   if (!account) throw new AppError('not-found', 404, 'Not found', `Customer ${accountNo} does not exist.`);
 
-  const brandCodes = [...new Set(products.map((p) => p.brand_code).filter((c): c is string => Boolean(c)))];
-  const restricted = await findRestrictedBrands(deps.pool, brandCodes);
-  const visible = products.filter((p) => p.blocked !== true && canBuyBrand(p.brand_code, { allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted));
+  const restricted = new Set(products.filter((p) => p.brand_restricted && p.brand_code !== null).map((p) => p.brand_code as string));
+  const entitlement = { allowedBrands: account.allowed_brands, indentBrands: account.indent_brands };
   // By EAN the first visible variant (in SKU order) answers for a code.
   const byKey = new Map<string, LookupProductRow>();
-  for (const p of visible) {
+  for (const p of products) {
+    if (p.blocked === true || !canBuyBrand(p.brand_code, entitlement, restricted)) continue;
     const key = kind === 'sku' ? p.sku : (p.ean as string);
     if (!byKey.has(key)) byKey.set(key, p);
   }
-  const chosen = [...byKey.values()];
   const pricing = pricingAccount(account);
-  const [stockRows, rules] = await Promise.all([
-    findStock(deps.pool, chosen.map((p) => p.sku)),
-    chosen.length > 0 ? findCandidateRules(deps.pool, chosen.map(pricingProduct), pricing) : Promise.resolve([]),
-  ]);
-  const stockBySku = new Map<string, StockRow[]>();
-  for (const row of stockRows) {
-    const list = stockBySku.get(row.sku);
-    if (list) list.push(row);
-    else stockBySku.set(row.sku, [row]);
-  }
-
   const at = (deps.now ?? (() => new Date()))();
+  const rules = await deps.rules.atLeast(account.rules_version);
+
   const values = new Map<string, LookupResult>();
   for (const [key, p] of byKey) {
-    const price = netUnitPrice({ product: pricingProduct(p), account: pricing, rules, at, quantity: 1 });
+    const product = pricingProduct(p);
+    const price = netUnitPrice({ product, account: pricing, rules: rules.candidates(product, pricing), at, quantity: LOOKUP_QUANTITY });
     values.set(key, {
       key,
       found: true,
@@ -127,7 +117,7 @@ export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: 
         size: text(p.size),
         color: text(p.color),
         unitPrice: price.unitPrice,
-        stock: buildStock(stockBySku.get(p.sku) ?? []),
+        stock: stockOfRow(p),
       },
     });
   }

@@ -91,6 +91,71 @@ function targetMatches(rule: PriceRule, product: PricingProduct): boolean {
   return false;
 }
 
+/** Looks up the rules that could price a product for an account. */
+export type CandidateRules = (product: PricingProduct, account: PricingAccount) => PriceRule[];
+
+/** One target's rules by source: everyone's, and per code for each coded source type. */
+interface SourceBuckets {
+  everyone: PriceRule[];
+  coded: Record<Exclude<SourceType, 'AllCustomers'>, Map<string, PriceRule[]>>;
+}
+
+const CODED_SOURCES = ['Customer', 'CustomerPriceGroup', 'CustomerDiscountGroup'] as const;
+
+function bucketsOf(map: Map<string, SourceBuckets>, target: string): SourceBuckets {
+  let buckets = map.get(target);
+  if (buckets === undefined) {
+    buckets = { everyone: [], coded: { Customer: new Map(), CustomerPriceGroup: new Map(), CustomerDiscountGroup: new Map() } };
+    map.set(target, buckets);
+  }
+  return buckets;
+}
+
+/**
+ * A rule list grouped by target and source, the way `targetMatches` and `sourceMatches` read a
+ * rule (its sku if it has one, else its master number, else its item discount group; everyone, or
+ * the one code of its source type), so pricing many products from one large list hands each product
+ * only the rules aimed at it and at this account: at most 3 targets × 4 sources lookups. The engine
+ * still checks every rule it is given; this only saves looking at rules that cannot match.
+ */
+export function indexRules(rules: readonly PriceRule[]): CandidateRules {
+  const bySku = new Map<string, SourceBuckets>();
+  const byMaster = new Map<string, SourceBuckets>();
+  const byGroup = new Map<string, SourceBuckets>();
+  for (const rule of rules) {
+    const buckets = rule.sku !== null ? bucketsOf(bySku, rule.sku)
+      : rule.masterProductNo !== null ? bucketsOf(byMaster, rule.masterProductNo)
+        : rule.itemDiscountGroup !== null ? bucketsOf(byGroup, rule.itemDiscountGroup)
+          : null;
+    if (buckets === null) continue;
+    if (rule.sourceType === 'AllCustomers') {
+      buckets.everyone.push(rule);
+    } else if (rule.sourceCode !== null) { // a coded rule without a code matches nobody
+      const byCode = buckets.coded[rule.sourceType];
+      const list = byCode.get(rule.sourceCode);
+      if (list) list.push(rule);
+      else byCode.set(rule.sourceCode, [rule]);
+    }
+  }
+  return (product, account) => {
+    const codes = CODED_SOURCES.map((sourceType) => accountSourceCode(account, sourceType));
+    const found: PriceRule[] = [];
+    const collect = (buckets: SourceBuckets | undefined) => {
+      if (buckets === undefined) return;
+      found.push(...buckets.everyone);
+      CODED_SOURCES.forEach((sourceType, i) => {
+        const code = codes[i];
+        const list = code === null || code === undefined ? undefined : buckets.coded[sourceType].get(code);
+        if (list) found.push(...list);
+      });
+    };
+    collect(bySku.get(product.sku));
+    collect(byMaster.get(effectiveMasterProductNo(product)));
+    if (!isBlank(product.itemDiscountGroup)) collect(byGroup.get(product.itemDiscountGroup));
+    return found;
+  };
+}
+
 /** Both bounds inclusive; a missing bound is open. */
 function inEffect(rule: PriceRule, at: Date): boolean {
   const t = at.getTime();
@@ -133,13 +198,26 @@ function moreSpecific(a: PriceRule, b: PriceRule): number {
     || (a.ruleId < b.ruleId ? -1 : a.ruleId > b.ruleId ? 1 : 0);
 }
 
+/** Parsed amounts, once per rule object: a cached rule set prices many calls (rules are never mutated). */
+const parsedAmounts = new WeakMap<PriceRule, Dec | null>();
+
+/** The rule's amount: its unit price for a Price rule, its line discount percent for a Discount rule. */
+function ruleAmount(rule: PriceRule): Dec | null {
+  let amount = parsedAmounts.get(rule);
+  if (amount === undefined) {
+    const text = rule.amountType === 'Price' ? rule.unitPrice : rule.lineDiscountPercent;
+    amount = text === null ? null : new Dec(text);
+    parsedAmounts.set(rule, amount);
+  }
+  return amount;
+}
+
 /** The rule whose amount is best (`better` < 0 when the first amount wins), ties broken by specificity. */
-function pick(rules: readonly PriceRule[], amount: (rule: PriceRule) => string | null, better: (a: Dec, b: Dec) => number): { rule: PriceRule; amount: Dec } | null {
+function pick(rules: readonly PriceRule[], better: (a: Dec, b: Dec) => number): { rule: PriceRule; amount: Dec } | null {
   let best: { rule: PriceRule; amount: Dec } | null = null;
   for (const rule of rules) {
-    const text = amount(rule);
-    if (text === null) continue;
-    const value = new Dec(text);
+    const value = ruleAmount(rule);
+    if (value === null) continue;
     if (best === null) {
       best = { rule, amount: value };
       continue;
@@ -164,7 +242,7 @@ export function netUnitPrice(input: { product: PricingProduct; account: PricingA
     && ruleApplies(rule, product, account, at, quantity));
 
   const listPrice = isBlank(product.unitPrice) ? null : new Dec(product.unitPrice);
-  const chosen = pick(applicable.filter((r) => r.amountType === 'Price'), (r) => r.unitPrice, (a, b) => a.comparedTo(b));
+  const chosen = pick(applicable.filter((r) => r.amountType === 'Price'), (a, b) => a.comparedTo(b));
   const price = chosen?.amount ?? listPrice;
   if (price === null) {
     return { unitPrice: null, listPrice: null, basis: 'none', priceRule: null, discountRule: null, discountPercent: null };
@@ -173,7 +251,7 @@ export function netUnitPrice(input: { product: PricingProduct; account: PricingA
   // A null allowLineDiscount does not allow it: a contract price stays net unless the ERP says otherwise.
   const discountAllowed = chosen === null || chosen.rule.allowLineDiscount === true;
   const discount = discountAllowed
-    ? pick(applicable.filter((r) => r.amountType === 'Discount'), (r) => r.lineDiscountPercent, (a, b) => b.comparedTo(a))
+    ? pick(applicable.filter((r) => r.amountType === 'Discount'), (a, b) => b.comparedTo(a))
     : null;
   const net = discount === null ? price : price.times(new Dec(100).minus(discount.amount)).dividedBy(100);
 

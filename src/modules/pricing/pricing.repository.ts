@@ -1,10 +1,7 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import { defineTable, type ColumnSpec } from '../../platform/db/upsert.js';
 import type { PriceRuleItem } from './pricing.schemas.js';
-import {
-  accountSourceCode, effectiveMasterProductNo, priceRuleFromRow,
-  type PriceRule, type PriceRuleRow, type PricingAccount, type PricingProduct,
-} from './pricing.engine.js';
+import { priceRuleFromRow, type PriceRule, type PriceRuleRow } from './pricing.engine.js';
 
 /** Interface field → column, in table order. The upsert statement is generated from it. */
 const PRICE_RULE_COLUMNS = [
@@ -34,39 +31,34 @@ export async function upsertPriceRules(tx: Queryable, items: readonly PriceRuleI
   await priceRules.upsert(tx, items);
 }
 
+/** The rules and the version of price_rules they were read at (migration 1764000000400). */
+export interface StoredRules {
+  version: bigint;
+  rules: PriceRule[];
+}
+
 /**
- * Every rule that could price any of `products` for `account`, in one statement whatever the number
- * of products: the target is one of their skus, effective master numbers (a product without one is
- * its own master) or item discount groups, and the source can be this account's. Validity dates,
- * quantity breaks and priceMode are left to the pricing engine so that the choice stays explainable.
- * A `timestamptz` keeps microseconds and a JS `Date` only milliseconds: a start is rounded up and an
- * end down to the millisecond, which keeps both bounds inclusive and exact for any `Date` instant.
+ * Every price rule with the table's version, in one statement and so one snapshot: the rules are
+ * exactly those of that version. A `timestamptz` keeps microseconds and a JS `Date` only
+ * milliseconds: a start is rounded up and an end down to the millisecond, which keeps both bounds
+ * inclusive and exact for any `Date` instant.
  */
-export async function findCandidateRules(q: Queryable, products: readonly PricingProduct[], account: PricingAccount): Promise<PriceRule[]> {
-  if (products.length === 0) return [];
-  const unique = (values: Array<string | null>) => [...new Set(values.filter((v): v is string => v !== null && v.trim() !== ''))];
-  const skus = unique(products.map((p) => p.sku));
-  const masters = unique(products.map(effectiveMasterProductNo));
-  const groups = unique(products.map((p) => p.itemDiscountGroup));
-  const { rows } = await q.query<PriceRuleRow>(
-    `SELECT rule_id, source_type, source_code, master_product_no, sku, item_discount_group, amount_type,
-            min_quantity, unit_price, line_discount_percent, allow_line_discount, allow_invoice_discount,
-            CASE WHEN start_date = date_trunc('milliseconds', start_date) THEN start_date
-                 ELSE date_trunc('milliseconds', start_date) + interval '1 millisecond' END AS start_date,
-            date_trunc('milliseconds', end_date) AS end_date
-       FROM price_rules
-      WHERE (sku = ANY($1::text[]) OR master_product_no = ANY($2::text[]) OR item_discount_group = ANY($3::text[]))
-        AND (source_type = 'AllCustomers'
-             OR (source_type = 'Customer' AND source_code = $4::text)
-             OR (source_type = 'CustomerPriceGroup' AND source_code = $5::text)
-             OR (source_type = 'CustomerDiscountGroup' AND source_code = $6::text))
-      ORDER BY rule_id`,
-    [
-      skus, masters, groups,
-      accountSourceCode(account, 'Customer'),
-      accountSourceCode(account, 'CustomerPriceGroup'),
-      accountSourceCode(account, 'CustomerDiscountGroup'),
-    ],
+export async function loadAllRules(q: Queryable): Promise<StoredRules> {
+  const { rows } = await q.query<PriceRuleRow & { version: string }>(
+    `SELECT s.version, r.rule_id, r.source_type, r.source_code, r.master_product_no, r.sku, r.item_discount_group,
+            r.amount_type, r.min_quantity, r.unit_price, r.line_discount_percent, r.allow_line_discount,
+            r.allow_invoice_discount,
+            CASE WHEN r.start_date = date_trunc('milliseconds', r.start_date) THEN r.start_date
+                 ELSE date_trunc('milliseconds', r.start_date) + interval '1 millisecond' END AS start_date,
+            date_trunc('milliseconds', r.end_date) AS end_date
+       FROM price_rules_state s LEFT JOIN price_rules r ON true
+      ORDER BY r.rule_id`,
   );
-  return rows.map(priceRuleFromRow);
+  const [first] = rows;
+  if (first === undefined) throw new Error('price_rules_state has no row; the database is not migrated');
+  return {
+    version: BigInt(first.version),
+    // With no rules at all, the one row is the version with every rule column null.
+    rules: rows.filter((row) => row.rule_id !== null).map(priceRuleFromRow),
+  };
 }

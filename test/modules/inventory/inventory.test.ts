@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fs from 'node:fs';
+import { MIGRATIONS_DIR } from '../../../src/platform/db/migrate.js';
+import { stockOf } from '../../../src/modules/inventory/stock.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 
 type Result = { key: string; outcome: string; children?: Array<{ key: string; outcome: string }>; errors?: Array<{ path: string; message: string }> };
@@ -147,5 +150,66 @@ describe('PUT /inventory', () => {
     assert.deepEqual(changed[0]?.changed_at, first[0]?.changed_at);
     assert.ok((changed[1]?.changed_at as Date) > (first[1]?.changed_at as Date));
     assert.deepEqual(changed[1]?.created_at, first[1]?.created_at);
+  });
+
+  async function stockJson(sku: string): Promise<string | undefined> {
+    return (await t.pool.query<{ stock_json: string }>('SELECT stock_json FROM inventory_items WHERE sku = $1', [sku])).rows[0]?.stock_json;
+  }
+
+  it('stores the SKU\'s stock document beside its locations, rendered from the same snapshot', async () => {
+    await send([{ sku: 'DOC', locations: [
+      { locationCode: 'SYD', onHand: 7, reserved: 2, incoming: [{ quantity: 4, expectedDate: '2027-02-01' }, { quantity: 3, expectedDate: '2027-01-15' }] },
+      { locationCode: 'MEL', onHand: 5, incoming: [{ quantity: 10, expectedDate: '2027-02-01' }] },
+    ] }]);
+    assert.deepEqual(JSON.parse(await stockJson('DOC') as string), {
+      onHand: 12,
+      reserved: 2,
+      byLocation: [{ locationCode: 'MEL', quantity: 5 }, { locationCode: 'SYD', quantity: 7 }],
+      incoming: [
+        { locationCode: 'SYD', quantity: 3, expectedDate: '2027-01-15' },
+        { locationCode: 'MEL', quantity: 10, expectedDate: '2027-02-01' },
+        { locationCode: 'SYD', quantity: 4, expectedDate: '2027-02-01' },
+      ],
+    });
+    // The next snapshot replaces it; an empty one leaves no stock.
+    await send([{ sku: 'DOC', locations: [{ locationCode: 'MEL', onHand: 1 }] }]);
+    assert.deepEqual(JSON.parse(await stockJson('DOC') as string), { onHand: 1, reserved: 0, byLocation: [{ locationCode: 'MEL', quantity: 1 }], incoming: [] });
+    await send([{ sku: 'DOC', locations: [] }]);
+    assert.deepEqual(JSON.parse(await stockJson('DOC') as string), { onHand: 0, reserved: 0, byLocation: [], incoming: [] });
+  });
+
+  it('keeps the stock document of a refused item untouched', async () => {
+    await send([{ sku: 'DOC-KEEP', locations: [{ locationCode: 'A', onHand: 3 }] }]);
+    const before = await stockJson('DOC-KEEP');
+    const results = await send([{ sku: 'DOC-KEEP', locations: [{ locationCode: 'A', onHand: -1 }] }]);
+    assert.equal(results[0]?.outcome, 'Rejected');
+    assert.equal(await stockJson('DOC-KEEP'), before);
+  });
+
+  it('renders a SKU stored before the document existed the way the writer does (migration backfill)', async () => {
+    await send([{ sku: 'OLD', locations: [
+      { locationCode: 'b', onHand: 2, reserved: 1, incoming: [{ quantity: 1, expectedDate: '2027-03-01' }] },
+      { locationCode: 'B', onHand: 4, incoming: [{ quantity: 2, expectedDate: '2027-03-01' }, { quantity: 5, expectedDate: '2027-01-01' }] },
+    ] }, { sku: 'OLD-NONE', locations: [] }]);
+    const written = { OLD: await stockJson('OLD'), 'OLD-NONE': await stockJson('OLD-NONE') };
+    // Run the migration's backfill statement over the stored rows, as it ran over SKUs stored before it.
+    const migration = fs.readFileSync(`${MIGRATIONS_DIR}/1764000000300_inventory_stock.sql`, 'utf8');
+    const backfill = /UPDATE inventory_items[\s\S]*?;\n/.exec(migration)?.[0];
+    assert.ok(backfill, 'the migration has its backfill UPDATE');
+    await t.pool.query(backfill.replace(/;\n$/, " WHERE i.sku IN ('OLD', 'OLD-NONE')"));
+    for (const [sku, rendered] of Object.entries(written)) {
+      assert.deepEqual(JSON.parse(await stockJson(sku) as string), JSON.parse(rendered as string), sku);
+    }
+  });
+
+  it('orders locations and receipts by code units, whatever the database collation', () => {
+    assert.deepEqual(stockOf([
+      { locationCode: 'b', onHand: 1, reserved: 0, incoming: [{ quantity: 1, expectedDate: '2027-01-02' }] },
+      { locationCode: 'B', onHand: 2, reserved: 1, incoming: [{ quantity: 2, expectedDate: '2027-01-02' }] },
+    ]), {
+      onHand: 3, reserved: 1,
+      byLocation: [{ locationCode: 'B', quantity: 2 }, { locationCode: 'b', quantity: 1 }],
+      incoming: [{ locationCode: 'B', quantity: 2, expectedDate: '2027-01-02' }, { locationCode: 'b', quantity: 1, expectedDate: '2027-01-02' }],
+    });
   });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gs1CheckDigit, eanProblem } from '../../../src/modules/lookup/ean.js';
-import { buildStock, lookupProducts, parseLookupKeys } from '../../../src/modules/lookup/lookup.service.js';
+import { lookupProducts, parseLookupKeys } from '../../../src/modules/lookup/lookup.service.js';
+import { PriceRuleCache } from '../../../src/modules/pricing/rule-cache.js';
 import { AppError } from '../../../src/platform/http/problem.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 
@@ -50,33 +51,16 @@ describe('lookup keys', () => {
   });
 });
 
-describe('stock from inventory', () => {
-  it('sums onHand and reserved, lists locations, and orders incoming lines by date', () => {
-    assert.deepEqual(buildStock([
-      { sku: 'S', location_code: 'MEL', on_hand: 5, reserved: 1, incoming: [{ quantity: 10, expectedDate: '2027-02-01' }] },
-      { sku: 'S', location_code: 'SYD', on_hand: 7, reserved: 2, incoming: [{ quantity: 4, expectedDate: '2027-01-15' }, { quantity: 3, expectedDate: '2027-02-01' }] },
-    ]), {
-      onHand: 12,
-      reserved: 3,
-      byLocation: [{ locationCode: 'MEL', quantity: 5 }, { locationCode: 'SYD', quantity: 7 }],
-      incoming: [
-        { locationCode: 'SYD', quantity: 4, expectedDate: '2027-01-15' },
-        { locationCode: 'MEL', quantity: 10, expectedDate: '2027-02-01' },
-        { locationCode: 'SYD', quantity: 3, expectedDate: '2027-02-01' },
-      ],
-    });
-    assert.deepEqual(buildStock([]), { onHand: 0, reserved: 0, byLocation: [], incoming: [] });
-  });
-});
-
 describe('lookupProducts on the database', () => {
   let t: TestApp;
-  const deps = () => ({ pool: t.pool, currency: 'AUD', now: () => new Date('2026-11-22T00:00:00Z') });
+  let rules: PriceRuleCache;
+  const deps = () => ({ pool: t.pool, currency: 'AUD', rules, now: () => new Date('2026-11-22T00:00:00Z') });
   const EAN_A = ean13('930000000001');
   const EAN_B = ean13('930000000002');
 
   before(async () => {
     t = await buildTestApp();
+    rules = new PriceRuleCache(t.pool);
     await putBatch(t, '/catalogue/products', [
       { sku: 'A-1', masterProductNo: 'A', name: 'Alpha', size: 'M', color: 'Red', ean: EAN_A, unitPrice: '21.7525', brandCode: 'LUMA' },
       { sku: 'B-1', name: '', ean: EAN_B, unitPrice: 10 },
@@ -139,7 +123,9 @@ describe('lookupProducts on the database', () => {
     assert.deepEqual(c3.map((r) => r.found), [false, true]);
   });
 
-  it('prices for the account with its rules', async () => {
+  it('prices for the account with its rules, including a rule committed since the last call', async () => {
+    const [before] = await lookupProducts(deps(), 'C2', 'sku', ['A-1']);
+    assert.equal(before?.value?.unitPrice, '21.7525');
     await putBatch(t, '/pricing/rules', [
       { ruleId: 'C2-A', sourceType: 'Customer', sourceCode: 'C2', sku: 'A-1', amountType: 'Price', unitPrice: '19.9999' },
     ]);
@@ -149,23 +135,27 @@ describe('lookupProducts on the database', () => {
     assert.equal(c2?.value?.unitPrice, '19.9999');
   });
 
-  it('costs the same number of queries for 1 key as for 100', async () => {
-    const counted = (counter: { n: number }) => ({
-      ...deps(),
-      pool: new Proxy(t.pool, {
-        get(target, prop, receiver) {
-          if (prop === 'query') return (...args: unknown[]) => { counter.n += 1; return (target.query as (...a: unknown[]) => unknown)(...args); };
-          return Reflect.get(target, prop, receiver);
-        },
-      }),
+  it('costs two queries for 1 key as for 100, and one more only when the price rules changed', async () => {
+    const counter = { n: 0 };
+    const pool = new Proxy(t.pool, {
+      get(target, prop, receiver) {
+        if (prop === 'query') return (...args: unknown[]) => { counter.n += 1; return (target.query as (...a: unknown[]) => unknown)(...args); };
+        return Reflect.get(target, prop, receiver);
+      },
     });
-    const one = { n: 0 };
-    const hundred = { n: 0 };
-    await lookupProducts(counted(one), 'C2', 'sku', ['A-1']);
+    const counted = { ...deps(), pool, rules: new PriceRuleCache(pool) };
+    const queries = async (keys: string[]) => {
+      counter.n = 0;
+      await lookupProducts(counted, 'C2', 'sku', keys);
+      return counter.n;
+    };
+    assert.equal(await queries(['A-1']), 3, 'the first call loads the rules');
+    assert.equal(await queries(['A-1']), 2);
     const keys = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? 'A-1' : i % 3 === 1 ? 'RESTRICTED' : `UNKNOWN-${i}`));
-    await lookupProducts(counted(hundred), 'C2', 'sku', keys);
-    assert.ok(one.n > 0);
-    assert.equal(hundred.n, one.n);
+    assert.equal(await queries(keys), 2);
+    await putBatch(t, '/pricing/rules', [{ ruleId: 'COUNT', sourceType: 'AllCustomers', sku: 'B-1', amountType: 'Price', unitPrice: '9' }]);
+    assert.equal(await queries(keys), 3, 'a changed rule set is loaded again');
+    assert.equal(await queries(keys), 2);
   });
 
   it('answers 404 for an account that does not exist', async () => {

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Queryable } from '../../../src/platform/db/pool.js';
 import {
-  netUnitPrice, priceRuleFromRow, ruleApplies,
+  indexRules, netUnitPrice, priceRuleFromRow, ruleApplies,
   type NetPrice, type PriceRule, type PriceRuleRow, type PricingAccount, type PricingProduct,
 } from '../../../src/modules/pricing/pricing.engine.js';
-import { findCandidateRules } from '../../../src/modules/pricing/pricing.repository.js';
+import { loadAllRules } from '../../../src/modules/pricing/pricing.repository.js';
+import { PriceRuleCache, type RuleSet } from '../../../src/modules/pricing/rule-cache.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 
 const AT = new Date('2026-06-15T00:00:00Z');
@@ -232,6 +233,9 @@ describe('netUnitPrice (decisions §4, one row per rule)', () => {
       });
       // The explanation never depends on the order the rules arrive in.
       assert.deepEqual(outcome(c, [...c.rules].reverse()), outcome(c, c.rules));
+      // The index leaves out only rules that cannot apply: the same price and explanation.
+      const candidates = indexRules(c.rules)({ ...PRODUCT, ...c.product }, { ...ACCOUNT, ...c.account });
+      assert.deepEqual(outcome(c, candidates), outcome(c, c.rules));
     });
   }
 
@@ -242,6 +246,60 @@ describe('netUnitPrice (decisions §4, one row per rule)', () => {
     assert.deepEqual(result, {
       unitPrice: '36.0000', listPrice: '52.0000', basis: 'rule', priceRule: p, discountRule: d, discountPercent: '10.0000',
     });
+  });
+});
+
+describe('indexRules', () => {
+  /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
+  function seeded(seed: number): () => number {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let x = Math.imul(a ^ (a >>> 15), 1 | a);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('hands the engine every rule that applies and nothing that changes the outcome (2,000 random cases)', () => {
+    const random = seeded(20261123);
+    const one = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
+    const codes = ['C001', 'C002', 'PG1', 'PG2', 'DG1', 'DG2', ' ', ''];
+    const randomRule = (i: number): PriceRule => {
+      const targetKind = one(['sku', 'master', 'group', 'group-blank'] as const);
+      const sourceType = one(['AllCustomers', 'Customer', 'CustomerPriceGroup', 'CustomerDiscountGroup'] as const);
+      const isPrice = random() < 0.6;
+      return rule(`R${String(i).padStart(3, '0')}`, {
+        sku: targetKind === 'sku' ? one(['S1', 'S2', 'S3']) : null,
+        masterProductNo: targetKind === 'master' ? one(['M1', 'M2', 'S1', 'S3']) : null,
+        itemDiscountGroup: targetKind === 'group' ? one(['G1', 'G2']) : targetKind === 'group-blank' ? '' : null,
+        sourceType,
+        sourceCode: sourceType === 'AllCustomers' ? one([null, 'C001']) : one([...codes, null]),
+        amountType: isPrice ? 'Price' : 'Discount',
+        unitPrice: isPrice ? String(1 + Math.floor(random() * 60)) : null,
+        lineDiscountPercent: isPrice ? null : String(Math.floor(random() * 40)),
+        allowLineDiscount: one([true, false, null]),
+        minQuantity: one([null, 1, 5]),
+        startDate: one([null, BEFORE, AFTER]),
+        endDate: one([null, BEFORE, AFTER]),
+      });
+    };
+    for (let n = 0; n < 2000; n += 1) {
+      const rules = Array.from({ length: 1 + Math.floor(random() * 12) }, (_, i) => randomRule(i));
+      const product: PricingProduct = {
+        sku: one(['S1', 'S2', 'S3']), masterProductNo: one(['M1', 'M2', null, '', ' ']), itemDiscountGroup: one(['G1', 'G2', null, '', ' ']), unitPrice: one(['52', null]),
+      };
+      const account: PricingAccount = {
+        accountNo: one(['C001', 'C002']), priceMode: one([null, 'Standard', 'ContractOnly', 'ListOnly']), priceGroup: one(['PG1', 'PG2', null, ' ']), discGroup: one(['DG1', 'DG2', null, '']),
+      };
+      const quantity = one([1, 5]);
+      const price = (list: readonly PriceRule[]) => netUnitPrice({ product, account, rules: list, at: AT, quantity });
+      const candidates = indexRules(rules)(product, account);
+      assert.deepEqual(price(candidates), price(rules), `case ${n}: ${JSON.stringify({ rules, product, account, quantity })}`);
+      for (const r of rules) {
+        if (ruleApplies(r, product, account, AT, quantity)) assert.ok(candidates.includes(r), `case ${n}: ${r.ruleId} applies but was left out`);
+      }
+    }
   });
 });
 
@@ -292,7 +350,7 @@ describe('priceRuleFromRow', () => {
   });
 });
 
-describe('findCandidateRules (real PostgreSQL)', () => {
+describe('loadAllRules and PriceRuleCache (real PostgreSQL)', () => {
   let t: TestApp;
   before(async () => {
     t = await buildTestApp();
@@ -325,23 +383,27 @@ describe('findCandidateRules (real PostgreSQL)', () => {
     { sku: 'C', masterProductNo: null, itemDiscountGroup: '', unitPrice: null },
   ];
 
-  /** Counts statements, to show a batch of products costs one query. */
+  /** Counts statements, to show when the cache asks the database and when it does not. */
   function counting(): { q: Queryable; count: () => number } {
     let n = 0;
     const query = (text: string, values?: unknown[]) => { n += 1; return t.pool.query(text, values); };
     const q: Queryable = { query: query as Queryable['query'] };
     return { q, count: () => n };
   }
+  const version = async () => BigInt((await t.pool.query<{ version: string }>('SELECT version FROM price_rules_state')).rows[0]?.version as string);
+  const candidateIds = (set: RuleSet, product: PricingProduct, account: PricingAccount = ACCOUNT) =>
+    set.candidates(product, account).map((r) => r.ruleId).sort();
 
-  it('returns exactly the candidates of several products in one query, in ruleId order', async () => {
+  it('loads every rule with the version it was read at, in one query', async () => {
     const { q, count } = counting();
-    const rules = await findCandidateRules(q, products, ACCOUNT);
-    assert.deepEqual(rules.map((r) => r.ruleId), ['R01', 'R02', 'R04', 'R06', 'R08', 'R10', 'R14']);
+    const stored = await loadAllRules(q);
     assert.equal(count(), 1);
+    assert.equal(stored.version, await version());
+    assert.deepEqual(stored.rules.map((r) => r.ruleId), ['R01', 'R02', 'R03', 'R04', 'R05', 'R06', 'R07', 'R08', 'R09', 'R10', 'R11', 'R12', 'R13', 'R14']);
   });
 
   it('maps rows to rules with exact decimals and instants', async () => {
-    const rules = await findCandidateRules(t.pool, products, ACCOUNT);
+    const { rules } = await loadAllRules(t.pool);
     assert.deepEqual(rules.find((r) => r.ruleId === 'R06'), {
       ruleId: 'R06', sourceType: 'CustomerDiscountGroup', sourceCode: 'DG1', sku: null, masterProductNo: null,
       itemDiscountGroup: 'G1', amountType: 'Discount', minQuantity: null, unitPrice: null, lineDiscountPercent: '12.5000',
@@ -352,26 +414,27 @@ describe('findCandidateRules (real PostgreSQL)', () => {
   });
 
   it('rounds a sub-millisecond window inwards, so inclusive bounds stay exact for a Date', async () => {
-    const r14 = (await findCandidateRules(t.pool, products, ACCOUNT)).find((r) => r.ruleId === 'R14');
+    const r14 = (await loadAllRules(t.pool)).rules.find((r) => r.ruleId === 'R14');
     assert.deepEqual([r14?.startDate, r14?.endDate], [new Date('2026-06-15T00:00:00.001Z'), new Date('2026-06-15T00:00:00.001Z')]);
   });
 
-  it('offers only AllCustomers and Customer rules to an account without groups', async () => {
-    const rules = await findCandidateRules(t.pool, products, { accountNo: 'C001', priceMode: null, priceGroup: null, discGroup: ' ' });
-    assert.deepEqual(rules.map((r) => r.ruleId), ['R01', 'R02', 'R08', 'R10', 'R14']);
+  it('hands each product only the rules of its targets and of the account\'s sources', async () => {
+    const set = await new PriceRuleCache(t.pool).atLeast(await version());
+    const [a, b, c] = products as [PricingProduct, PricingProduct, PricingProduct];
+    // R03 is another customer's, R05 another price group's, R11 a code of another case, R13 a
+    // discount group rule whose code is the account's price group: none of them is this account's.
+    assert.deepEqual(candidateIds(set, a), ['R01', 'R04', 'R10', 'R14']);
+    assert.deepEqual(candidateIds(set, b), ['R02', 'R06']); // R12 aims at master B; B's master is M-B
+    assert.deepEqual(candidateIds(set, c), ['R08']);
+    // An account without groups is offered only AllCustomers and its own Customer rules.
+    assert.deepEqual(candidateIds(set, a, { accountNo: 'C001', priceMode: null, priceGroup: null, discGroup: ' ' }), ['R01', 'R10', 'R14']);
   });
 
-  it('asks nothing for no products', async () => {
-    const { q, count } = counting();
-    assert.deepEqual(await findCandidateRules(q, [], ACCOUNT), []);
-    assert.equal(count(), 0);
-  });
-
-  it('feeds the engine: each product priced from the shared candidate list', async () => {
-    const rules = await findCandidateRules(t.pool, products, ACCOUNT);
+  it('feeds the engine: each product priced from the rule set', async () => {
+    const set = await new PriceRuleCache(t.pool).atLeast(await version());
     const priced = (sku: string, at: Date) => {
       const product = products.find((p) => p.sku === sku) as PricingProduct;
-      const r = netUnitPrice({ product, account: ACCOUNT, rules, at, quantity: 1 });
+      const r = netUnitPrice({ product, account: ACCOUNT, rules: set.candidates(product, ACCOUNT), at, quantity: 1 });
       return [r.unitPrice, r.priceRule?.ruleId ?? null, r.discountRule?.ruleId ?? null];
     };
     // R14 runs from .0005 to .0019 ms past midnight: only the instant .001 is inside it.
@@ -381,5 +444,65 @@ describe('findCandidateRules (real PostgreSQL)', () => {
     // 9 × 0.875: the customer rule allows line discounts, and G1's discount group rule applies.
     assert.deepEqual(priced('B', AT), ['7.8750', 'R02', 'R06']);
     assert.deepEqual(priced('C', AT), ['10.0000', 'R08', null]);
+  });
+
+  it('moves the version only when a batch really changes a rule', async () => {
+    const before = await version();
+    const same = await putBatch(t, '/pricing/rules', [{ ruleId: 'R07', sourceType: 'AllCustomers', sku: 'Z', amountType: 'Price', unitPrice: '10' }]);
+    assert.equal(same.statusCode, 200, same.body);
+    assert.equal(await version(), before, 'an identical re-send is not a change');
+    const changed = await putBatch(t, '/pricing/rules', [{ ruleId: 'R07', sourceType: 'AllCustomers', sku: 'Z', amountType: 'Price', unitPrice: '11' }]);
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.ok(await version() > before);
+    // Any writer counts, not only the API: an operator's DELETE by hand invalidates every copy too.
+    const afterApi = await version();
+    await t.pool.query("DELETE FROM price_rules WHERE rule_id = 'no-such-rule'");
+    assert.equal(await version(), afterApi, 'a statement that deletes nothing changes nothing');
+  });
+
+  it('asks nothing while its copy is current, and reloads once the version moves', async () => {
+    const { q, count } = counting();
+    const cache = new PriceRuleCache(q);
+    const first = await cache.atLeast(await version());
+    assert.equal(count(), 1);
+    assert.equal(await cache.atLeast(first.version), first);
+    assert.equal(await cache.atLeast(first.version - 1n), first, 'an older version is served by a newer copy');
+    assert.equal(count(), 1);
+
+    await t.pool.query("UPDATE price_rules SET unit_price = 7 WHERE rule_id = 'R04'");
+    const second = await cache.atLeast(await version());
+    assert.equal(count(), 2);
+    assert.ok(second.version > first.version);
+    const a = products[0] as PricingProduct;
+    assert.equal(netUnitPrice({ product: a, account: ACCOUNT, rules: second.candidates(a, ACCOUNT), at: AT, quantity: 1 }).unitPrice, '7.0000');
+  });
+
+  it('shares one reload among concurrent callers', async () => {
+    const { q, count } = counting();
+    const cache = new PriceRuleCache(q);
+    const wanted = await version();
+    const sets = await Promise.all([cache.atLeast(wanted), cache.atLeast(wanted), cache.atLeast(wanted)]);
+    assert.equal(count(), 1);
+    assert.ok(sets.every((set) => set === sets[0]));
+  });
+
+  it('fails the call when the rules cannot be read, and loads on the next one', async () => {
+    let fail = true;
+    const q: Queryable = { query: ((text: string, values?: unknown[]) => (fail ? Promise.reject(new Error('connection lost')) : t.pool.query(text, values))) as Queryable['query'] };
+    const cache = new PriceRuleCache(q);
+    await assert.rejects(cache.atLeast(1n), /connection lost/);
+    fail = false;
+    assert.equal((await cache.atLeast(1n)).version, await version());
+  });
+
+  it('loads an empty table as an empty rule set with its version', async () => {
+    const empty = await buildTestApp();
+    try {
+      const stored = await loadAllRules(empty.pool);
+      assert.deepEqual(stored.rules, []);
+      assert.equal(stored.version, 1n);
+    } finally {
+      await empty.close();
+    }
   });
 });
