@@ -18,15 +18,24 @@ export function brandCodes(list: string | null): string[] {
 }
 
 /**
- * Whether the account may buy (and so see) a product of `brandCode`. No brand: everyone. A list
- * with no codes in it (null, blank, only commas) counts as blank: every brand that is not
- * restricted. Otherwise exactly the listed codes. Indent brands are added either way, which is how
- * an account reaches a restricted brand. Codes are compared case-sensitively after trimming.
+ * Whether the account may buy (and so see) a product of a brand, with the account's lists split
+ * once for a whole batch of products. No brand: everyone. A list with no codes in it (null, blank,
+ * only commas) counts as blank: every brand that is not restricted. Otherwise exactly the listed
+ * codes. Indent brands are added either way, which is how an account reaches a restricted brand.
+ * Codes are compared case-sensitively after trimming.
  */
+export function brandEntitlement(account: EntitlementAccount, restricted: RestrictedBrands): (brandCode: string | null) => boolean {
+  const indent = new Set(brandCodes(account.indentBrands));
+  const allowed = new Set(brandCodes(account.allowedBrands));
+  return (brandCode) => {
+    const code = brandCode?.trim() ?? '';
+    if (code === '') return true;
+    if (indent.has(code)) return true;
+    return allowed.size === 0 ? !restricted.has(code) : allowed.has(code);
+  };
+}
+
+/** `brandEntitlement` for a single product. */
 export function canBuyBrand(brandCode: string | null, account: EntitlementAccount, restricted: RestrictedBrands): boolean {
-  const code = brandCode?.trim() ?? '';
-  if (code === '') return true;
-  if (brandCodes(account.indentBrands).includes(code)) return true;
-  const allowed = brandCodes(account.allowedBrands);
-  return allowed.length === 0 ? !restricted.has(code) : allowed.includes(code);
+  return brandEntitlement(account, restricted)(brandCode);
 }

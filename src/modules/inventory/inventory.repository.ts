@@ -1,7 +1,7 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import { defineSnapshot, defineTable } from '../../platform/db/upsert.js';
 import type { InventoryItem } from './inventory.schemas.js';
-import { stockOf } from './stock.js';
+import { encodeStock, stockOf } from './stock.js';
 
 /**
  * The snapshot parent: its row lock makes concurrent snapshots of one SKU take turns, and it holds
@@ -37,7 +37,7 @@ export async function upsertInventory(tx: Queryable, batch: readonly InventoryIt
       incoming: (l.incoming ?? []).map((r) => ({ quantity: r.quantity, expectedDate: r.expectedDate })),
     })),
   }));
-  await items.upsert(tx, stored.map((i) => ({ sku: i.sku, stockJson: JSON.stringify(stockOf(i.locations)) })));
+  await items.upsert(tx, stored.map((i) => ({ sku: i.sku, stockJson: encodeStock(stockOf(i.locations)) })));
   await locations.replace(
     tx,
     stored.map((i) => ({ sku: i.sku })),

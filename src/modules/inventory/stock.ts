@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
 
 /**
- * A SKU's stock as the public API shows it (decisions §4, "Stock"). It is rendered once, when the
- * inventory snapshot is written, and stored beside the SKU (`inventory_items.stock_json`), so a
- * lookup of 100 SKUs reads 100 ready documents instead of aggregating 500 location rows on every
- * call. The inventory writer is the only writer of locations, and it renders this in the same
- * statement that stores them, so the two never disagree.
+ * A SKU's stock as the public API shows it (decisions §4, "Stock"). It is computed once, when the
+ * inventory snapshot is written, and stored beside the SKU (`inventory_items.stock_json`, in the
+ * compact form of `encodeStock`), so a lookup of 100 SKUs reads 100 ready documents instead of
+ * aggregating 500 location rows on every call. The inventory writer is the only writer of
+ * locations, and it stores this in the same transaction as them, so the two never disagree.
  */
 export const StockSchema = Type.Object({
   onHand: Type.Integer({ description: 'Total across all locations' }),
@@ -48,4 +48,32 @@ export function stockOf(locations: readonly StockLocation[]): Stock {
   }
   stock.incoming.sort((a, b) => byCodeUnits(a.expectedDate, b.expectedDate) || byCodeUnits(a.locationCode, b.locationCode));
   return stock;
+}
+
+/**
+ * The stored form: `[onHand, reserved, [[locationCode, quantity], …], [[locationCode, quantity,
+ * expectedDate], …]]`, JSON without the field names, which are most of the API form's bytes. A
+ * lookup reads 100 of these per call, so their size is what the database sends and Node parses.
+ */
+type StoredStock = [number, number, Array<[string, number]>, Array<[string, number, string]>];
+
+export function encodeStock(stock: Stock): string {
+  const stored: StoredStock = [
+    stock.onHand,
+    stock.reserved,
+    stock.byLocation.map((l) => [l.locationCode, l.quantity]),
+    stock.incoming.map((l) => [l.locationCode, l.quantity, l.expectedDate]),
+  ];
+  return JSON.stringify(stored);
+}
+
+/** The API form of a stored document; it was written by `encodeStock`, so its shape is trusted. */
+export function decodeStock(text: string): Stock {
+  const [onHand, reserved, byLocation, incoming] = JSON.parse(text) as StoredStock;
+  return {
+    onHand,
+    reserved,
+    byLocation: byLocation.map(([locationCode, quantity]) => ({ locationCode, quantity })),
+    incoming: incoming.map(([locationCode, quantity, expectedDate]) => ({ locationCode, quantity, expectedDate })),
+  };
 }

@@ -1,13 +1,12 @@
 import type { Pool } from '../../platform/db/pool.js';
 import { AppError, errors } from '../../platform/http/problem.js';
-import { canBuyBrand } from '../catalogue/entitlement.js';
-import { NO_STOCK, type Stock } from '../inventory/stock.js';
+import { brandEntitlement } from '../catalogue/entitlement.js';
+import { NO_STOCK, decodeStock, type Stock } from '../inventory/stock.js';
 import { netUnitPrice, type PricingAccount, type PricingProduct } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { eanProblem } from './ean.js';
 import {
-  findLookupAccount, findProductsByEan, findProductsBySku,
-  type LookupAccountRow, type LookupProductRow,
+  findLookupBatch, type LookupAccountRow, type LookupProductRow,
 } from './lookup.repository.js';
 import { MAX_LOOKUP_KEYS, type LookupResult } from './lookup.schemas.js';
 
@@ -60,7 +59,7 @@ export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
 const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
 
 /** The stored stock document (written by the inventory writer from the same snapshot), or no stock. */
-const stockOfRow = (p: LookupProductRow): Stock => (p.stock_json === null ? NO_STOCK : JSON.parse(p.stock_json) as Stock);
+const stockOfRow = (p: LookupProductRow): Stock => (p.stock_json === null ? NO_STOCK : decodeStock(p.stock_json));
 
 const pricingAccount = (a: LookupAccountRow): PricingAccount => ({
   accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
@@ -75,36 +74,32 @@ const LOOKUP_QUANTITY = 1;
 /**
  * Resolves a batch for one account: one result per requested key, in request order, duplicates
  * repeated. A key is `found: false` when unknown, when the product is blocked, and when the account
- * may not buy its brand (it is not visible to that account). Two queries whatever the number of
- * keys, made together: the account (with the price rules' version) and the products (with their
- * brand's flag and stock document). The rules come from the in-memory rule set, reloaded first
- * (one more query) only when the version shows they changed.
+ * may not buy its brand (it is not visible to that account). One query whatever the number of keys
+ * reads the account (with the price rules' version) and the products (with their brand's flag and
+ * stock); the rules come from the in-memory rule set, reloaded first (one more query) only when the
+ * version shows they changed.
  */
 export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<LookupResult[]> {
-  const unique = [...new Set(keys)];
-  const [account, products] = await Promise.all([
-    findLookupAccount(deps.pool, accountNo),
-    kind === 'sku' ? findProductsBySku(deps.pool, unique) : findProductsByEan(deps.pool, unique),
-  ]);
+  const { account, products } = await findLookupBatch(deps.pool, accountNo, kind, [...new Set(keys)]);
   if (!account) throw new AppError('not-found', 404, 'Not found', `Customer ${accountNo} does not exist.`);
 
   const restricted = new Set(products.filter((p) => p.brand_restricted && p.brand_code !== null).map((p) => p.brand_code as string));
-  const entitlement = { allowedBrands: account.allowed_brands, indentBrands: account.indent_brands };
+  const mayBuy = brandEntitlement({ allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted);
   // By EAN the first visible variant (in SKU order) answers for a code.
   const byKey = new Map<string, LookupProductRow>();
   for (const p of products) {
-    if (p.blocked === true || !canBuyBrand(p.brand_code, entitlement, restricted)) continue;
+    if (p.blocked === true || !mayBuy(p.brand_code)) continue;
     const key = kind === 'sku' ? p.sku : (p.ean as string);
     if (!byKey.has(key)) byKey.set(key, p);
   }
   const pricing = pricingAccount(account);
   const at = (deps.now ?? (() => new Date()))();
-  const rules = await deps.rules.atLeast(account.rules_version);
+  const candidates = (await deps.rules.atLeast(account.rules_version)).index.forAccount(pricing);
 
   const values = new Map<string, LookupResult>();
   for (const [key, p] of byKey) {
     const product = pricingProduct(p);
-    const price = netUnitPrice({ product, account: pricing, rules: rules.candidates(product, pricing), at, quantity: LOOKUP_QUANTITY });
+    const price = netUnitPrice({ product, account: pricing, rules: candidates(product), at, quantity: LOOKUP_QUANTITY });
     values.set(key, {
       key,
       found: true,

@@ -91,9 +91,6 @@ function targetMatches(rule: PriceRule, product: PricingProduct): boolean {
   return false;
 }
 
-/** Looks up the rules that could price a product for an account. */
-export type CandidateRules = (product: PricingProduct, account: PricingAccount) => PriceRule[];
-
 /** One target's rules by source: everyone's, and per code for each coded source type. */
 interface SourceBuckets {
   everyone: PriceRule[];
@@ -111,14 +108,31 @@ function bucketsOf(map: Map<string, SourceBuckets>, target: string): SourceBucke
   return buckets;
 }
 
+/** Appends the rules of `buckets` whose source is everyone or one of the account's codes (null: it has none). */
+function collect(into: PriceRule[], buckets: SourceBuckets | undefined, codes: ReadonlyArray<string | null>): void {
+  if (buckets === undefined) return;
+  for (const rule of buckets.everyone) into.push(rule);
+  for (let i = 0; i < CODED_SOURCES.length; i += 1) {
+    const code = codes[i];
+    const list = code === null || code === undefined ? undefined : buckets.coded[CODED_SOURCES[i] as (typeof CODED_SOURCES)[number]].get(code);
+    if (list !== undefined) for (const rule of list) into.push(rule);
+  }
+}
+
+/** A rule list grouped by target and source; `forAccount` fixes the account once for a batch of products. */
+export interface RuleIndex {
+  /** The rules aimed at a product (its sku, effective master or item discount group) from this account's sources. */
+  forAccount(account: PricingAccount): (product: PricingProduct) => PriceRule[];
+}
+
 /**
- * A rule list grouped by target and source, the way `targetMatches` and `sourceMatches` read a
- * rule (its sku if it has one, else its master number, else its item discount group; everyone, or
- * the one code of its source type), so pricing many products from one large list hands each product
- * only the rules aimed at it and at this account: at most 3 targets × 4 sources lookups. The engine
- * still checks every rule it is given; this only saves looking at rules that cannot match.
+ * Groups rules the way `targetMatches` and `sourceMatches` read a rule (its sku if it has one, else
+ * its master number, else its item discount group; everyone, or the one code of its source type),
+ * so pricing many products from one large list hands each product only the rules aimed at it and
+ * at this account: 3 target lookups, each with 4 sources. The engine still checks every rule it is
+ * given; the index only saves looking at rules that cannot match.
  */
-export function indexRules(rules: readonly PriceRule[]): CandidateRules {
+export function indexRules(rules: readonly PriceRule[]): RuleIndex {
   const bySku = new Map<string, SourceBuckets>();
   const byMaster = new Map<string, SourceBuckets>();
   const byGroup = new Map<string, SourceBuckets>();
@@ -137,22 +151,17 @@ export function indexRules(rules: readonly PriceRule[]): CandidateRules {
       else byCode.set(rule.sourceCode, [rule]);
     }
   }
-  return (product, account) => {
-    const codes = CODED_SOURCES.map((sourceType) => accountSourceCode(account, sourceType));
-    const found: PriceRule[] = [];
-    const collect = (buckets: SourceBuckets | undefined) => {
-      if (buckets === undefined) return;
-      found.push(...buckets.everyone);
-      CODED_SOURCES.forEach((sourceType, i) => {
-        const code = codes[i];
-        const list = code === null || code === undefined ? undefined : buckets.coded[sourceType].get(code);
-        if (list) found.push(...list);
-      });
-    };
-    collect(bySku.get(product.sku));
-    collect(byMaster.get(effectiveMasterProductNo(product)));
-    if (!isBlank(product.itemDiscountGroup)) collect(byGroup.get(product.itemDiscountGroup));
-    return found;
+  return {
+    forAccount(account) {
+      const codes = CODED_SOURCES.map((sourceType) => accountSourceCode(account, sourceType));
+      return (product) => {
+        const found: PriceRule[] = [];
+        collect(found, bySku.get(product.sku), codes);
+        collect(found, byMaster.get(effectiveMasterProductNo(product)), codes);
+        if (!isBlank(product.itemDiscountGroup)) collect(found, byGroup.get(product.itemDiscountGroup), codes);
+        return found;
+      };
+    },
   };
 }
 
@@ -212,57 +221,106 @@ function ruleAmount(rule: PriceRule): Dec | null {
   return amount;
 }
 
-/** The rule whose amount is best (`better` < 0 when the first amount wins), ties broken by specificity. */
-function pick(rules: readonly PriceRule[], better: (a: Dec, b: Dec) => number): { rule: PriceRule; amount: Dec } | null {
-  let best: { rule: PriceRule; amount: Dec } | null = null;
-  for (const rule of rules) {
-    const value = ruleAmount(rule);
-    if (value === null) continue;
-    if (best === null) {
-      best = { rule, amount: value };
-      continue;
-    }
-    const order = better(value, best.amount) || moreSpecific(rule, best.rule);
-    if (order < 0) best = { rule, amount: value };
-  }
-  return best;
-}
+interface Choice { rule: PriceRule; amount: Dec }
 
+const HUNDRED = new Dec(100);
 const fixed = (value: Dec): string => value.toFixed(SCALE, Dec.ROUND_HALF_UP);
+
+/**
+ * List prices parsed and rendered once per distinct text: a catalogue has far fewer distinct prices
+ * than lookups, and decimal parsing is most of what pricing a product costs. Bounded: emptied when full.
+ */
+const LIST_PRICE_MEMO_LIMIT = 100_000;
+const listPrices = new Map<string, { value: Dec; text: string }>();
+
+function listPriceOf(product: PricingProduct): { value: Dec; text: string } | null {
+  if (isBlank(product.unitPrice)) return null;
+  let price = listPrices.get(product.unitPrice);
+  if (price === undefined) {
+    const value = new Dec(product.unitPrice);
+    price = { value, text: fixedText(value) };
+    if (listPrices.size >= LIST_PRICE_MEMO_LIMIT) listPrices.clear();
+    listPrices.set(product.unitPrice, price);
+  }
+  return price;
+}
 
 /**
  * Net unit price of one product for one account at one instant and quantity (decisions §4):
  * the lowest applicable Price rule, else the list price, else none; then the highest applicable
- * Discount when the chosen price allows line discounts (the list price always does). `rules` may
- * hold candidates for other products too: each is checked against this product.
+ * Discount when the chosen price allows line discounts (the list price always does). Equal amounts
+ * go to the more specific rule (`moreSpecific`). `rules` may hold candidates for other products and
+ * accounts too: each is checked against this product and account.
  */
 export function netUnitPrice(input: { product: PricingProduct; account: PricingAccount; rules: readonly PriceRule[]; at: Date; quantity: number }): NetPrice {
   const { product, account, at, quantity } = input;
-  const applicable = input.rules.filter((rule) => allowedByPriceMode(rule, account.priceMode)
-    && ruleApplies(rule, product, account, at, quantity));
+  let chosen: Choice | null = null;
+  let bestDiscount: Choice | null = null;
+  for (const rule of input.rules) {
+    if (!allowedByPriceMode(rule, account.priceMode) || !ruleApplies(rule, product, account, at, quantity)) continue;
+    const amount = ruleAmount(rule);
+    if (amount === null) continue;
+    if (rule.amountType === 'Price') {
+      // The lowest price wins.
+      if (chosen === null || (amount.comparedTo(chosen.amount) || moreSpecific(rule, chosen.rule)) < 0) chosen = { rule, amount };
+    } else if (bestDiscount === null || (bestDiscount.amount.comparedTo(amount) || moreSpecific(rule, bestDiscount.rule)) < 0) {
+      // The highest discount wins.
+      bestDiscount = { rule, amount };
+    }
+  }
 
-  const listPrice = isBlank(product.unitPrice) ? null : new Dec(product.unitPrice);
-  const chosen = pick(applicable.filter((r) => r.amountType === 'Price'), (a, b) => a.comparedTo(b));
-  const price = chosen?.amount ?? listPrice;
+  const listPrice = listPriceOf(product);
+  const price = chosen?.amount ?? listPrice?.value ?? null;
   if (price === null) {
     return { unitPrice: null, listPrice: null, basis: 'none', priceRule: null, discountRule: null, discountPercent: null };
   }
 
   // A null allowLineDiscount does not allow it: a contract price stays net unless the ERP says otherwise.
   const discountAllowed = chosen === null || chosen.rule.allowLineDiscount === true;
-  const discount = discountAllowed
-    ? pick(applicable.filter((r) => r.amountType === 'Discount'), (a, b) => b.comparedTo(a))
-    : null;
-  const net = discount === null ? price : price.times(new Dec(100).minus(discount.amount)).dividedBy(100);
+  const discount = discountAllowed ? bestDiscount : null;
 
   return {
-    unitPrice: fixed(net),
-    listPrice: listPrice === null ? null : fixed(listPrice),
+    unitPrice: discount === null ? fixedText(price) : discountedText(price, discount.rule, discount.amount),
+    listPrice: listPrice?.text ?? null,
     basis: chosen === null ? 'list' : 'rule',
     priceRule: chosen?.rule ?? null,
     discountRule: discount?.rule ?? null,
-    discountPercent: discount === null ? null : fixed(discount.amount),
+    discountPercent: discount === null ? null : fixedText(discount.amount),
   };
+}
+
+/*
+ * Rendered amounts, memoised on the decimals they come from. Rule amounts are parsed once per rule
+ * object and list prices once per distinct text, so the same decimal objects come back call after
+ * call, and the decimal arithmetic (most of what pricing a product costs) runs once per distinct
+ * price and discount rather than once per product and call. Decimals are immutable, so a memo
+ * can never answer differently from the arithmetic.
+ */
+const fixedTexts = new WeakMap<Dec, string>();
+const discountedTexts = new WeakMap<Dec, WeakMap<PriceRule, string>>();
+
+function fixedText(value: Dec): string {
+  let text = fixedTexts.get(value);
+  if (text === undefined) {
+    text = fixed(value);
+    fixedTexts.set(value, text);
+  }
+  return text;
+}
+
+/** price × (100 − percent) / 100, rounded half-up to 4 places. */
+function discountedText(price: Dec, rule: PriceRule, percent: Dec): string {
+  let byRule = discountedTexts.get(price);
+  if (byRule === undefined) {
+    byRule = new WeakMap();
+    discountedTexts.set(price, byRule);
+  }
+  let text = byRule.get(rule);
+  if (text === undefined) {
+    text = fixed(price.times(HUNDRED.minus(percent)).dividedBy(HUNDRED));
+    byRule.set(rule, text);
+  }
+  return text;
 }
 
 /** A row of `price_rules` as node-postgres returns it (numeric as text, timestamptz as Date). */

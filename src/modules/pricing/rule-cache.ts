@@ -1,13 +1,13 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import { indexRules, type CandidateRules } from './pricing.engine.js';
+import { indexRules, type RuleIndex } from './pricing.engine.js';
 import { loadAllRules } from './pricing.repository.js';
 
 /** Every price rule of one version of the table, grouped by target. */
 export interface RuleSet {
   readonly version: bigint;
   readonly size: number;
-  /** The rules aimed at the product (its sku, effective master or item discount group) from the account's sources. */
-  readonly candidates: CandidateRules;
+  /** The rules grouped by target and source. */
+  readonly index: RuleIndex;
 }
 
 /**
@@ -40,7 +40,7 @@ export class PriceRuleCache {
   async #load(): Promise<RuleSet> {
     try {
       const { version, rules } = await loadAllRules(this.q);
-      const set: RuleSet = { version, size: rules.length, candidates: indexRules(rules) };
+      const set: RuleSet = { version, size: rules.length, index: indexRules(rules) };
       if (this.#current === undefined || this.#current.version < version) this.#current = set;
       return set;
     } finally {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fs from 'node:fs';
 import { MIGRATIONS_DIR } from '../../../src/platform/db/migrate.js';
-import { stockOf } from '../../../src/modules/inventory/stock.js';
+import { decodeStock, encodeStock, stockOf } from '../../../src/modules/inventory/stock.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 
 type Result = { key: string; outcome: string; children?: Array<{ key: string; outcome: string }>; errors?: Array<{ path: string; message: string }> };
@@ -161,7 +161,7 @@ describe('PUT /inventory', () => {
       { locationCode: 'SYD', onHand: 7, reserved: 2, incoming: [{ quantity: 4, expectedDate: '2027-02-01' }, { quantity: 3, expectedDate: '2027-01-15' }] },
       { locationCode: 'MEL', onHand: 5, incoming: [{ quantity: 10, expectedDate: '2027-02-01' }] },
     ] }]);
-    assert.deepEqual(JSON.parse(await stockJson('DOC') as string), {
+    assert.deepEqual(decodeStock(await stockJson('DOC') as string), {
       onHand: 12,
       reserved: 2,
       byLocation: [{ locationCode: 'MEL', quantity: 5 }, { locationCode: 'SYD', quantity: 7 }],
@@ -173,9 +173,9 @@ describe('PUT /inventory', () => {
     });
     // The next snapshot replaces it; an empty one leaves no stock.
     await send([{ sku: 'DOC', locations: [{ locationCode: 'MEL', onHand: 1 }] }]);
-    assert.deepEqual(JSON.parse(await stockJson('DOC') as string), { onHand: 1, reserved: 0, byLocation: [{ locationCode: 'MEL', quantity: 1 }], incoming: [] });
+    assert.deepEqual(decodeStock(await stockJson('DOC') as string), { onHand: 1, reserved: 0, byLocation: [{ locationCode: 'MEL', quantity: 1 }], incoming: [] });
     await send([{ sku: 'DOC', locations: [] }]);
-    assert.deepEqual(JSON.parse(await stockJson('DOC') as string), { onHand: 0, reserved: 0, byLocation: [], incoming: [] });
+    assert.deepEqual(decodeStock(await stockJson('DOC') as string), { onHand: 0, reserved: 0, byLocation: [], incoming: [] });
   });
 
   it('keeps the stock document of a refused item untouched', async () => {
@@ -200,6 +200,13 @@ describe('PUT /inventory', () => {
     for (const [sku, rendered] of Object.entries(written)) {
       assert.deepEqual(JSON.parse(await stockJson(sku) as string), JSON.parse(rendered as string), sku);
     }
+  });
+
+  it('stores the compact form, which decodes to the API form', async () => {
+    await send([{ sku: 'COMPACT', locations: [{ locationCode: 'SYD', onHand: 7, reserved: 2, incoming: [{ quantity: 4, expectedDate: '2027-01-15' }] }] }]);
+    assert.equal(await stockJson('COMPACT'), '[7,2,[["SYD",7]],[["SYD",4,"2027-01-15"]]]');
+    const stock = { onHand: 3, reserved: 1, byLocation: [{ locationCode: 'A', quantity: 3 }], incoming: [{ locationCode: 'A', quantity: 9, expectedDate: '2027-02-01' }] };
+    assert.deepEqual(decodeStock(encodeStock(stock)), stock);
   });
 
   it('orders locations and receipts by code units, whatever the database collation', () => {

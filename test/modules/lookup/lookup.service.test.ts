@@ -135,7 +135,7 @@ describe('lookupProducts on the database', () => {
     assert.equal(c2?.value?.unitPrice, '19.9999');
   });
 
-  it('costs two queries for 1 key as for 100, and one more only when the price rules changed', async () => {
+  it('costs one query for 1 key as for 100, and one more only when the price rules changed', async () => {
     const counter = { n: 0 };
     const pool = new Proxy(t.pool, {
       get(target, prop, receiver) {
@@ -149,13 +149,22 @@ describe('lookupProducts on the database', () => {
       await lookupProducts(counted, 'C2', 'sku', keys);
       return counter.n;
     };
-    assert.equal(await queries(['A-1']), 3, 'the first call loads the rules');
-    assert.equal(await queries(['A-1']), 2);
+    assert.equal(await queries(['A-1']), 2, 'the first call loads the rules');
+    assert.equal(await queries(['A-1']), 1);
     const keys = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? 'A-1' : i % 3 === 1 ? 'RESTRICTED' : `UNKNOWN-${i}`));
-    assert.equal(await queries(keys), 2);
+    assert.equal(await queries(keys), 1);
+    assert.equal(await queries(['UNKNOWN-1']), 1, 'an account with none of the products asked for');
     await putBatch(t, '/pricing/rules', [{ ruleId: 'COUNT', sourceType: 'AllCustomers', sku: 'B-1', amountType: 'Price', unitPrice: '9' }]);
-    assert.equal(await queries(keys), 3, 'a changed rule set is loaded again');
-    assert.equal(await queries(keys), 2);
+    assert.equal(await queries(keys), 2, 'a changed rule set is loaded again');
+    assert.equal(await queries(keys), 1);
+  });
+
+  it('answers every key not found when none of them exists, by SKU and by EAN', async () => {
+    assert.deepEqual(await lookupProducts(deps(), 'C1', 'sku', ['NOPE', 'NOPE']), [
+      { key: 'NOPE', found: false, value: null }, { key: 'NOPE', found: false, value: null },
+    ]);
+    const missing = ean13('930000000077');
+    assert.deepEqual(await lookupProducts(deps(), 'C1', 'ean', [missing]), [{ key: missing, found: false, value: null }]);
   });
 
   it('answers 404 for an account that does not exist', async () => {

@@ -234,7 +234,7 @@ describe('netUnitPrice (decisions §4, one row per rule)', () => {
       // The explanation never depends on the order the rules arrive in.
       assert.deepEqual(outcome(c, [...c.rules].reverse()), outcome(c, c.rules));
       // The index leaves out only rules that cannot apply: the same price and explanation.
-      const candidates = indexRules(c.rules)({ ...PRODUCT, ...c.product }, { ...ACCOUNT, ...c.account });
+      const candidates = indexRules(c.rules).forAccount({ ...ACCOUNT, ...c.account })({ ...PRODUCT, ...c.product });
       assert.deepEqual(outcome(c, candidates), outcome(c, c.rules));
     });
   }
@@ -294,7 +294,7 @@ describe('indexRules', () => {
       };
       const quantity = one([1, 5]);
       const price = (list: readonly PriceRule[]) => netUnitPrice({ product, account, rules: list, at: AT, quantity });
-      const candidates = indexRules(rules)(product, account);
+      const candidates = indexRules(rules).forAccount(account)(product);
       assert.deepEqual(price(candidates), price(rules), `case ${n}: ${JSON.stringify({ rules, product, account, quantity })}`);
       for (const r of rules) {
         if (ruleApplies(r, product, account, AT, quantity)) assert.ok(candidates.includes(r), `case ${n}: ${r.ruleId} applies but was left out`);
@@ -392,7 +392,7 @@ describe('loadAllRules and PriceRuleCache (real PostgreSQL)', () => {
   }
   const version = async () => BigInt((await t.pool.query<{ version: string }>('SELECT version FROM price_rules_state')).rows[0]?.version as string);
   const candidateIds = (set: RuleSet, product: PricingProduct, account: PricingAccount = ACCOUNT) =>
-    set.candidates(product, account).map((r) => r.ruleId).sort();
+    set.index.forAccount(account)(product).map((r) => r.ruleId).sort();
 
   it('loads every rule with the version it was read at, in one query', async () => {
     const { q, count } = counting();
@@ -434,7 +434,7 @@ describe('loadAllRules and PriceRuleCache (real PostgreSQL)', () => {
     const set = await new PriceRuleCache(t.pool).atLeast(await version());
     const priced = (sku: string, at: Date) => {
       const product = products.find((p) => p.sku === sku) as PricingProduct;
-      const r = netUnitPrice({ product, account: ACCOUNT, rules: set.candidates(product, ACCOUNT), at, quantity: 1 });
+      const r = netUnitPrice({ product, account: ACCOUNT, rules: set.index.forAccount(ACCOUNT)(product), at, quantity: 1 });
       return [r.unitPrice, r.priceRule?.ruleId ?? null, r.discountRule?.ruleId ?? null];
     };
     // R14 runs from .0005 to .0019 ms past midnight: only the instant .001 is inside it.
@@ -474,7 +474,7 @@ describe('loadAllRules and PriceRuleCache (real PostgreSQL)', () => {
     assert.equal(count(), 2);
     assert.ok(second.version > first.version);
     const a = products[0] as PricingProduct;
-    assert.equal(netUnitPrice({ product: a, account: ACCOUNT, rules: second.candidates(a, ACCOUNT), at: AT, quantity: 1 }).unitPrice, '7.0000');
+    assert.equal(netUnitPrice({ product: a, account: ACCOUNT, rules: second.index.forAccount(ACCOUNT)(a), at: AT, quantity: 1 }).unitPrice, '7.0000');
   });
 
   it('shares one reload among concurrent callers', async () => {
