@@ -69,11 +69,16 @@ export function encodeStock(stock: Stock): string {
 
 /** The API form of a stored document; it was written by `encodeStock`, so its shape is trusted. */
 export function decodeStock(text: string): Stock {
-  const [onHand, reserved, byLocation, incoming] = JSON.parse(text) as StoredStock;
-  return {
-    onHand,
-    reserved,
-    byLocation: byLocation.map(([locationCode, quantity]) => ({ locationCode, quantity })),
-    incoming: incoming.map(([locationCode, quantity, expectedDate]) => ({ locationCode, quantity, expectedDate })),
-  };
+  const [onHand, reserved, locations, receipts] = JSON.parse(text) as StoredStock;
+  const byLocation: Stock['byLocation'] = new Array(locations.length);
+  for (let i = 0; i < locations.length; i += 1) {
+    const [locationCode, quantity] = locations[i] as [string, number];
+    byLocation[i] = { locationCode, quantity };
+  }
+  const incoming: Stock['incoming'] = new Array(receipts.length);
+  for (let i = 0; i < receipts.length; i += 1) {
+    const [locationCode, quantity, expectedDate] = receipts[i] as [string, number, string];
+    incoming[i] = { locationCode, quantity, expectedDate };
+  }
+  return { onHand, reserved, byLocation, incoming };
 }

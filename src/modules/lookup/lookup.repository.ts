@@ -42,12 +42,11 @@ export interface LookupBatch {
 /**
  * The account (as JSON text, with the price rules' version) outer-joined to the products asked
  * for, each with its brand's restricted flag and its stock document: no account, no row; an
- * account and no product, one row with the product columns null. The account text repeats on every
- * row but is parsed once; the stock was encoded when the inventory was written, so nothing is
- * aggregated here.
+ * account and no product, one row with the product columns null. The account text is sent on one
+ * row only; the stock was encoded when the inventory was written, so nothing is aggregated here.
  */
 const BATCH_SELECT = `
-  SELECT a.account, p.sku, p.ean, p.master_product_no, p.name, p.size, p.color, p.unit_price, p.blocked, p.brand_code,
+  SELECT CASE WHEN row_number() OVER () = 1 THEN a.account END AS account, p.sku, p.ean, p.master_product_no, p.name, p.size, p.color, p.unit_price, p.blocked, p.brand_code,
          p.item_discount_group, coalesce(b.restricted, false) AS brand_restricted, i.stock_json
     FROM (SELECT row_to_json(x)::text AS account
             FROM (SELECT account_no, price_mode, price_group, disc_group, allowed_brands, indent_brands,
@@ -64,11 +63,12 @@ const BY_KIND = {
 } as const;
 
 export async function findLookupBatch(q: Queryable, accountNo: string, kind: 'sku' | 'ean', keys: readonly string[]): Promise<LookupBatch> {
-  const { rows } = await q.query<LookupProductRow & { account: string }>({ ...BY_KIND[kind], values: [accountNo, keys] });
-  const [first] = rows;
-  if (first === undefined) return { account: undefined, products: [] };
+  const { rows } = await q.query<LookupProductRow & { account: string | null }>({ ...BY_KIND[kind], values: [accountNo, keys] });
+  // The one row with the account is not necessarily the first once sorted (by EAN).
+  const account = rows.find((row) => row.account !== null)?.account;
+  if (account === undefined || account === null) return { account: undefined, products: [] };
   return {
-    account: JSON.parse(first.account) as LookupAccountRow,
-    products: first.sku === null ? [] : rows,
+    account: JSON.parse(account) as LookupAccountRow,
+    products: rows[0]?.sku === null ? [] : rows,
   };
 }
