@@ -1,21 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import pino from 'pino';
 import type { Config } from '../config.js';
-import { openDatabase } from '../platform/db/database.js';
 import { listBrands, upsertBrand, type Brand } from '../modules/catalogue/brands.repository.js';
+import { withDatabase } from './with-database.js';
 
 /** `portway brands set|list`: the brand reference data that brand entitlement reads. */
-
-async function withPool<T>(config: Config, work: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
-  // Logs go to stderr: stdout carries only the result.
-  const logger = pino({ level: config.logLevel, base: { service: 'portway' } }, pino.destination(2));
-  const database = await openDatabase(config, logger);
-  try {
-    return await work(database);
-  } finally {
-    await database.close();
-  }
-}
 
 function brandCode(text: string): string {
   const code = text.trim();
@@ -27,12 +15,12 @@ function brandCode(text: string): string {
 
 export async function brandsSetCommand(config: Config, code: string, opts: { name: string; restricted?: boolean }): Promise<void> {
   const brand: Brand = { code, name: opts.name, restricted: opts.restricted === true };
-  await withPool(config, (db) => upsertBrand(db.pool, brand));
+  await withDatabase(config, (db) => upsertBrand(db.pool, brand));
   process.stdout.write(`brand ${brand.code} (${brand.name}) is ${brand.restricted ? 'restricted: only accounts that list it may buy it' : 'not restricted'}\n`);
 }
 
 export async function brandsListCommand(config: Config): Promise<void> {
-  const brands = await withPool(config, (db) => listBrands(db.pool));
+  const brands = await withDatabase(config, (db) => listBrands(db.pool));
   if (brands.length === 0) {
     process.stdout.write('no brands (every brand code counts as not restricted)\n');
     return;

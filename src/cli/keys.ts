@@ -1,11 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import pino from 'pino';
 import type { Config } from '../config.js';
-import { openDatabase, type Database } from '../platform/db/database.js';
 import {
   API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S, createApiKey, effectiveRateLimit, listApiKeys, revokeApiKey,
   type ApiKeyKind, type ApiKeyRecord,
 } from '../modules/api-keys/api-keys.service.js';
+import { withDatabase } from './with-database.js';
 
 /** `portway keys create|list|revoke`: public API keys, against the same database as the service. */
 
@@ -54,17 +53,6 @@ export function parseExpires(text: string): Date {
   const value = new Date(trimmed.replace(/^(.{10})[t ]/i, '$1T').replace(/z$/, 'Z'));
   if (Number.isNaN(value.getTime())) throw bad();
   return value;
-}
-
-/** Logs go to stderr: stdout carries only the command's result (the key, the list). */
-async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
-  const logger = pino({ level: config.logLevel, base: { service: 'portway' } }, pino.destination(2));
-  const database = await openDatabase(config, logger);
-  try {
-    return await work(database);
-  } finally {
-    await database.close();
-  }
 }
 
 const iso = (d: Date | null): string => (d ? d.toISOString() : '-');
