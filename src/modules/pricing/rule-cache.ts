@@ -5,7 +5,6 @@ import { loadAllRules } from './pricing.repository.js';
 /** Every price rule of one version of the table, grouped by target. */
 export interface RuleSet {
   readonly version: bigint;
-  readonly size: number;
   /** The rules grouped by target and source. */
   readonly index: RuleIndex;
 }
@@ -20,7 +19,7 @@ export interface RuleSet {
  */
 export class PriceRuleCache {
   #current: RuleSet | undefined;
-  #loading: Promise<RuleSet> | undefined;
+  #loading: Promise<void> | undefined;
 
   constructor(private readonly q: Queryable) {}
 
@@ -37,12 +36,11 @@ export class PriceRuleCache {
     }
   }
 
-  async #load(): Promise<RuleSet> {
+  /** Reads the whole table; keeps the result unless a newer copy arrived meanwhile. */
+  async #load(): Promise<void> {
     try {
       const { version, rules } = await loadAllRules(this.q);
-      const set: RuleSet = { version, size: rules.length, index: indexRules(rules) };
-      if (this.#current === undefined || this.#current.version < version) this.#current = set;
-      return set;
+      if (this.#current === undefined || this.#current.version < version) this.#current = { version, index: indexRules(rules) };
     } finally {
       this.#loading = undefined;
     }
