@@ -34,8 +34,3 @@ export function brandEntitlement(account: EntitlementAccount, restricted: Restri
     return allowed.size === 0 ? !restricted.has(code) : allowed.has(code);
   };
 }
-
-/** `brandEntitlement` for a single product. */
-export function canBuyBrand(brandCode: string | null, account: EntitlementAccount, restricted: RestrictedBrands): boolean {
-  return brandEntitlement(account, restricted)(brandCode);
-}

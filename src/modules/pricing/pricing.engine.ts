@@ -71,7 +71,7 @@ export function effectiveMasterProductNo(product: Pick<PricingProduct, 'sku' | '
  * The account's code that a rule's sourceCode must equal, or null when that kind of source cannot
  * match this account. A blank group is "no group", never a group called "".
  */
-export function accountSourceCode(account: PricingAccount, sourceType: Exclude<SourceType, 'AllCustomers'>): string | null {
+function accountSourceCode(account: PricingAccount, sourceType: Exclude<SourceType, 'AllCustomers'>): string | null {
   const code = sourceType === 'Customer' ? account.accountNo
     : sourceType === 'CustomerPriceGroup' ? account.priceGroup
       : account.discGroup;

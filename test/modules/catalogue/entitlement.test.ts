@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { brandCodes, canBuyBrand, type EntitlementAccount } from '../../../src/modules/catalogue/entitlement.js';
+import { brandCodes, brandEntitlement, type EntitlementAccount } from '../../../src/modules/catalogue/entitlement.js';
 
 /** LOCKED is a restricted brand; OPEN is a brand that is not; anything else has no brand row. */
 const RESTRICTED: ReadonlySet<string> = new Set(['LOCKED', 'LOCKED2']);
@@ -24,7 +24,7 @@ describe('brandCodes', () => {
   }
 });
 
-describe('canBuyBrand (decisions §4, one row per rule)', () => {
+describe('brandEntitlement (decisions §4, one row per rule)', () => {
   const account = (allowedBrands: string | null, indentBrands: string | null = null): EntitlementAccount => ({ allowedBrands, indentBrands });
   const rows: Array<[name: string, brandCode: string | null, account: EntitlementAccount, canBuy: boolean]> = [
     ['a product without a brand is visible to all, even a narrow account', null, account('OPEN'), true],
@@ -54,7 +54,7 @@ describe('canBuyBrand (decisions §4, one row per rule)', () => {
   ];
   for (const [name, brandCode, acc, canBuy] of rows) {
     it(`${name}: ${canBuy ? 'may buy' : 'may not buy'}`, () => {
-      assert.equal(canBuyBrand(brandCode, acc, RESTRICTED), canBuy);
+      assert.equal(brandEntitlement(acc, RESTRICTED)(brandCode), canBuy);
     });
   }
 });
