@@ -13,6 +13,7 @@ import { installProblemHandlers, ProblemSchema, errors } from './platform/http/p
 import { installPublicApiAuth } from './platform/http/public-auth.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { lookupRoutes } from './modules/lookup/lookup.routes.js';
+import { LookupProductCache } from './modules/lookup/product-cache.js';
 import { PriceRuleCache } from './modules/pricing/rule-cache.js';
 import { catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
 import { customersIntegrationRoutes } from './modules/customers/customers.routes.js';
@@ -114,12 +115,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Every price rule in memory, one copy per process, checked against the table's version on each use.
   const priceRules = new PriceRuleCache(deps.pool);
+  // The lookup's decoded products, one copy per process, each checked against the database on every call.
+  const lookupProductCache = new LookupProductCache();
   // One limiter per process, shared by every public scope; counters in Redis when REDIS_URL is set.
   const rateLimiter = await createRateLimiter({ redisUrl: deps.config.redisUrl, logger: deps.logger || undefined });
   app.addHook('onClose', async () => rateLimiter.close());
   await app.register(async (publicApi) => {
     installPublicApiAuth(publicApi, { pool: deps.pool, rateLimiter });
-    await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules });
+    await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache });
   }, { prefix: '/api/public/v1' });
 
   return app;

@@ -2,7 +2,7 @@ import type { Queryable } from '../../platform/db/pool.js';
 
 /**
  * The lookup's read: one statement per call, whatever the number of keys, for the account and
- * every product asked for.
+ * every product asked for that the caller does not hold, or holds but may have changed.
  */
 
 export interface LookupAccountRow {
@@ -33,42 +33,110 @@ export interface LookupProductRow {
   stock_json: string | null;
 }
 
+/** What the database holds now for a key that must be (re)read: its products, or none. */
+export type KeyRows = LookupProductRow[];
+
 export interface LookupBatch {
   /** Undefined when the account does not exist. */
   account: LookupAccountRow | undefined;
-  products: LookupProductRow[];
+  /**
+   * The oldest transaction the statement's snapshot could not see (`pg_snapshot_xmin`): every row
+   * written by a transaction it did not see carries this `changed_xid` or a later one.
+   */
+  snapshotXmin: bigint;
+  /** `lookup_state.deletions` in the same snapshot. */
+  deletions: string;
+  /** Each key that had to be read, with its rows in SKU order (none: it names no product). */
+  read: Map<string, KeyRows>;
 }
 
+/** What the caller holds of the keys asked for, and since when it knows it current. */
+export interface LookupRequest {
+  /** Keys the caller holds nothing of: read in full. */
+  missing: readonly string[];
+  /** Held keys, each with the SKU of every product it names (by SKU, itself). */
+  held: ReadonlyArray<{ key: string; skus: readonly string[] }>;
+  /** The oldest `snapshotXmin` the held keys were read or last checked at; null when none is held. */
+  since: bigint | null;
+  /** `deletions` as the caller last saw it; null when it has seen none. */
+  deletions: string | null;
+}
+
+/** More changes than this since `since` and every key is read again rather than checked. */
+export const MAX_CHANGES_CHECKED = 10_000;
+
 /**
- * The account (as JSON text, with the price rules' version) outer-joined to the products asked
- * for, each with its brand's restricted flag and its stock document: no account, no row; an
- * account and no product, one row with the product columns null. The account text is sent on one
- * row only; the stock was encoded when the inventory was written, so nothing is aggregated here.
+ * The account (as JSON text, with the price rules' version, the snapshot's xmin and the deletion
+ * count) outer-joined to the keys that must be read, each with its products' rows. A key must be
+ * read when the caller holds nothing of it, when a product it held for it, that product's stock or
+ * its brand was written since `since`, when (by EAN) a product written since then carries the code,
+ * and, for every key, when more than MAX_CHANGES_CHECKED rows changed or a row was deleted. No
+ * account, no row; an account and nothing to read, one row with the key null. The account text is
+ * sent on one row only.
  */
-const BATCH_SELECT = `
-  SELECT CASE WHEN row_number() OVER () = 1 THEN a.account END AS account, p.sku, p.ean, p.master_product_no, p.name, p.size, p.color, p.unit_price, p.blocked, p.brand_code,
+const batchSelect = (kind: 'sku' | 'ean'): string => `
+  WITH changed AS MATERIALIZED (
+         (SELECT sku, ean FROM products WHERE changed_xid >= $5::xid8
+          UNION ALL SELECT sku, NULL FROM inventory_items WHERE changed_xid >= $5::xid8
+          UNION ALL SELECT p.sku, NULL FROM brands b JOIN products p ON p.brand_code = b.code WHERE b.changed_xid >= $5::xid8)
+         LIMIT ${MAX_CHANGES_CHECKED + 1}),
+       held AS (SELECT * FROM unnest($3::text[], $4::text[]) AS h(key, sku)),
+       stale AS (
+         SELECT m.key FROM unnest($2::text[]) AS m(key)
+         UNION SELECT h.key FROM held h JOIN changed c ON c.sku = h.sku${kind === 'ean' ? `
+         UNION SELECT h.key FROM held h JOIN changed c ON c.ean = h.key` : ''}
+         UNION SELECT h.key FROM held h
+          WHERE (SELECT count(*) FROM changed) > ${MAX_CHANGES_CHECKED}
+             OR (SELECT deletions::text FROM lookup_state) IS DISTINCT FROM $6::text)
+  SELECT CASE WHEN row_number() OVER () = 1 THEN a.account END AS account, s.key,
+         p.sku, p.ean, p.master_product_no, p.name, p.size, p.color, p.unit_price, p.blocked, p.brand_code,
          p.item_discount_group, coalesce(b.restricted, false) AS brand_restricted, i.stock_json
     FROM (SELECT row_to_json(x)::text AS account
             FROM (SELECT account_no, price_mode, price_group, disc_group, allowed_brands, indent_brands,
-                         (SELECT version::text FROM price_rules_state) AS rules_version
+                         (SELECT version::text FROM price_rules_state) AS rules_version,
+                         pg_snapshot_xmin(pg_current_snapshot())::text AS snapshot_xmin,
+                         (SELECT deletions::text FROM lookup_state) AS deletions
                     FROM accounts WHERE account_no = $1) x) a
-    LEFT JOIN (products p
+    LEFT JOIN (stale s
+               LEFT JOIN products p ON p.${kind} = s.key
                LEFT JOIN brands b ON b.code = p.brand_code
-               LEFT JOIN inventory_items i ON i.sku = p.sku)`;
+               LEFT JOIN inventory_items i ON i.sku = p.sku) ON true
+   ORDER BY s.key, p.sku`;
 
 const BY_KIND = {
-  sku: { name: 'lookup-batch-by-sku', text: `${BATCH_SELECT} ON p.sku = ANY($2::text[])` },
+  sku: { name: 'lookup-batch-by-sku-v3', text: batchSelect('sku') },
   // Several variants may share an EAN (a feed error); they come back in SKU order so the choice is stable.
-  ean: { name: 'lookup-batch-by-ean', text: `${BATCH_SELECT} ON p.ean = ANY($2::text[]) ORDER BY p.ean, p.sku` },
+  ean: { name: 'lookup-batch-by-ean-v3', text: batchSelect('ean') },
 } as const;
 
-export async function findLookupBatch(q: Queryable, accountNo: string, kind: 'sku' | 'ean', keys: readonly string[]): Promise<LookupBatch> {
-  const { rows } = await q.query<LookupProductRow & { account: string | null }>({ ...BY_KIND[kind], values: [accountNo, keys] });
-  // The one row with the account is not necessarily the first once sorted (by EAN).
-  const account = rows.find((row) => row.account !== null)?.account;
-  if (account === undefined || account === null) return { account: undefined, products: [] };
-  return {
-    account: JSON.parse(account) as LookupAccountRow,
-    products: rows[0]?.sku === null ? [] : rows,
-  };
+type BatchRow = Omit<LookupProductRow, 'sku'> & { account: string | null; key: string | null; sku: string | null };
+type AccountDoc = LookupAccountRow & { snapshot_xmin: string; deletions: string };
+
+/** One statement for the account and every key that must be read (see `batchSelect`). */
+export async function findLookupBatch(q: Queryable, accountNo: string, kind: 'sku' | 'ean', request: LookupRequest): Promise<LookupBatch> {
+  const heldKeys: string[] = [];
+  const heldSkus: string[] = [];
+  for (const { key, skus } of request.held) {
+    for (const sku of skus) {
+      heldKeys.push(key);
+      heldSkus.push(sku);
+    }
+  }
+  const values = [accountNo, request.missing, heldKeys, heldSkus, request.since?.toString() ?? null, request.deletions];
+  const { rows } = await q.query<BatchRow>({ ...BY_KIND[kind], values });
+  const read = new Map<string, KeyRows>();
+  let account: string | null = null;
+  for (const row of rows) {
+    if (row.account !== null) account = row.account;
+    if (row.key === null) continue;
+    let products = read.get(row.key);
+    if (products === undefined) {
+      products = [];
+      read.set(row.key, products);
+    }
+    if (row.sku !== null) products.push(row as LookupProductRow);
+  }
+  if (account === null) return { account: undefined, snapshotXmin: 0n, deletions: '', read };
+  const doc = JSON.parse(account) as AccountDoc;
+  return { account: doc, snapshotXmin: BigInt(doc.snapshot_xmin), deletions: doc.deletions, read };
 }

@@ -1,16 +1,14 @@
 import type { Pool } from '../../platform/db/pool.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
-import { NO_STOCK, decodeStock, type Stock } from '../inventory/stock.js';
-import { netUnitPrice, type PricingAccount, type PricingProduct } from '../pricing/pricing.engine.js';
+import { netUnitPrice, type PricingAccount } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { eanProblem } from './ean.js';
-import {
-  findLookupBatch, type LookupAccountRow, type LookupProductRow,
-} from './lookup.repository.js';
+import { findLookupBatch, type LookupAccountRow } from './lookup.repository.js';
 import { MAX_LOOKUP_KEYS, type LookupResult } from './lookup.schemas.js';
+import type { LookupKind, LookupProductCache } from './product-cache.js';
 
-export type LookupKind = 'sku' | 'ean';
+export type { LookupKind } from './product-cache.js';
 
 export interface LookupDeps {
   pool: Pool;
@@ -18,6 +16,8 @@ export interface LookupDeps {
   currency: string;
   /** Every price rule, checked against the version read with the account on each call. */
   rules: PriceRuleCache;
+  /** The products decoded by earlier calls, each checked against the database on every call. */
+  products: LookupProductCache;
   now?: () => Date;
 }
 
@@ -55,17 +55,8 @@ export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
   return list as string[];
 }
 
-/** "Strings that were never sent are null, never an empty string." */
-const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
-
-/** The stored stock document (written by the inventory writer from the same snapshot), or no stock. */
-const stockOfRow = (p: LookupProductRow): Stock => (p.stock_json === null ? NO_STOCK : decodeStock(p.stock_json));
-
 const pricingAccount = (a: LookupAccountRow): PricingAccount => ({
   accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
-});
-const pricingProduct = (p: LookupProductRow): PricingProduct => ({
-  sku: p.sku, masterProductNo: p.master_product_no, itemDiscountGroup: p.item_discount_group, unitPrice: p.unit_price,
 });
 
 /** Quantity 1: the lookup's price is the price of one unit (interface, "Public lookup result"). */
@@ -75,46 +66,49 @@ const LOOKUP_QUANTITY = 1;
  * Resolves a batch for one account: one result per requested key, in request order, duplicates
  * repeated. A key is `found: false` when unknown, when the product is blocked, and when the account
  * may not buy its brand (it is not visible to that account). One query whatever the number of keys
- * reads the account (with the price rules' version) and the products (with their brand's flag and
- * stock); the rules come from the in-memory rule set, reloaded first (one more query) only when the
- * version shows they changed.
+ * reads the account (with the price rules' version) and the rows of every key this process does not
+ * hold decoded or that changed since it last checked it (`LookupProductCache`); the rules come from
+ * the in-memory rule set, reloaded first (one more query) only when the version shows they changed.
  */
 export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<LookupResult[]> {
-  const { account, products } = await findLookupBatch(deps.pool, accountNo, kind, [...new Set(keys)]);
+  const unique = [...new Set(keys)];
+  const plan = deps.products.plan(kind, unique);
+  const batch = await findLookupBatch(deps.pool, accountNo, kind, plan.request);
+  const { account } = batch;
   if (!account) throw new AppError('not-found', 404, 'Not found', `Customer ${accountNo} does not exist.`);
+  const settled = deps.products.settle(kind, plan, batch);
+  const current = unique.map((key) => settled.get(key));
 
-  const restricted = new Set(products.filter((p) => p.brand_restricted && p.brand_code !== null).map((p) => p.brand_code as string));
-  const mayBuy = brandEntitlement({ allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted);
-  // By EAN the first visible variant (in SKU order) answers for a code.
-  const byKey = new Map<string, LookupProductRow>();
-  for (const p of products) {
-    if (p.blocked === true || !mayBuy(p.brand_code)) continue;
-    const key = kind === 'sku' ? p.sku : (p.ean as string);
-    if (!byKey.has(key)) byKey.set(key, p);
+  const restricted = new Set<string>();
+  for (const entry of current) {
+    for (const p of entry?.products ?? []) if (p.brandRestricted && p.brandCode !== null) restricted.add(p.brandCode);
   }
+  const mayBuy = brandEntitlement({ allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted);
   const pricing = pricingAccount(account);
   const at = (deps.now ?? (() => new Date()))();
   const candidates = (await deps.rules.atLeast(account.rules_version)).index.forAccount(pricing);
 
   const values = new Map<string, LookupResult>();
-  for (const [key, p] of byKey) {
-    const product = pricingProduct(p);
-    const price = netUnitPrice({ product, account: pricing, rules: candidates(product), at, quantity: LOOKUP_QUANTITY });
+  unique.forEach((key, i) => {
+    // By EAN the first visible variant (in SKU order) answers for a code.
+    const p = current[i]?.products.find((product) => !product.blocked && mayBuy(product.brandCode));
+    if (p === undefined) return;
+    const price = netUnitPrice({ product: p.pricing, account: pricing, rules: candidates(p.pricing), at, quantity: LOOKUP_QUANTITY });
     values.set(key, {
       key,
       found: true,
       value: {
         currency: deps.currency,
-        ean: text(p.ean),
+        ean: p.ean,
         sku: p.sku,
-        masterProductNo: text(p.master_product_no) ?? p.sku,
-        name: text(p.name),
-        size: text(p.size),
-        color: text(p.color),
+        masterProductNo: p.masterProductNo,
+        name: p.name,
+        size: p.size,
+        color: p.color,
         unitPrice: price.unitPrice,
-        stock: stockOfRow(p),
+        stock: p.stock,
       },
     });
-  }
+  });
   return keys.map((key) => values.get(key) ?? { key, found: false, value: null });
 }

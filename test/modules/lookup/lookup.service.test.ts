@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gs1CheckDigit, eanProblem } from '../../../src/modules/lookup/ean.js';
 import { lookupProducts, parseLookupKeys } from '../../../src/modules/lookup/lookup.service.js';
+import { LookupProductCache } from '../../../src/modules/lookup/product-cache.js';
 import { PriceRuleCache } from '../../../src/modules/pricing/rule-cache.js';
 import { AppError } from '../../../src/platform/http/problem.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
@@ -54,7 +55,8 @@ describe('lookup keys', () => {
 describe('lookupProducts on the database', () => {
   let t: TestApp;
   let rules: PriceRuleCache;
-  const deps = () => ({ pool: t.pool, currency: 'AUD', rules, now: () => new Date('2026-11-22T00:00:00Z') });
+  const products = new LookupProductCache();
+  const deps = () => ({ pool: t.pool, currency: 'AUD', rules, products, now: () => new Date('2026-11-22T00:00:00Z') });
   const EAN_A = ean13('930000000001');
   const EAN_B = ean13('930000000002');
 

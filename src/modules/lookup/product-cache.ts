@@ -1,0 +1,147 @@
+import { LRUCache } from 'lru-cache';
+import { NO_STOCK, decodeStock, type Stock } from '../inventory/stock.js';
+import type { PricingProduct } from '../pricing/pricing.engine.js';
+import type { LookupBatch, LookupProductRow, LookupRequest } from './lookup.repository.js';
+
+export type LookupKind = 'sku' | 'ean';
+
+/** One product as the lookup answers it, decoded once: everything but the account's price. */
+export interface LookupProduct {
+  readonly sku: string;
+  readonly ean: string | null;
+  readonly masterProductNo: string;
+  readonly name: string | null;
+  readonly size: string | null;
+  readonly color: string | null;
+  readonly blocked: boolean;
+  readonly brandCode: string | null;
+  readonly brandRestricted: boolean;
+  readonly pricing: PricingProduct;
+  /** Shared by every answer that shows this version of the product; never mutated. */
+  readonly stock: Stock;
+}
+
+/** A key's products (one by SKU; by EAN every variant with the code, in SKU order), decoded. */
+export interface HeldKey {
+  readonly products: readonly LookupProduct[];
+  /**
+   * A snapshot xmin at which these products were known current: any write to them since was made
+   * by a transaction with this id or a later one. Only ever raised.
+   */
+  checkedAsOf: bigint;
+  /** When (Date.now()) they were last read or checked. */
+  checkedAt: number;
+}
+
+/** Keys held per kind; least recently used ones go first. About 1 KB each with stock at 5 locations. */
+export const LOOKUP_CACHE_KEYS = 50_000;
+
+/**
+ * A key not checked for this long is read again rather than checked, so a check never has to look
+ * at more than this much of the tables' recent history.
+ */
+export const MAX_CHECK_AGE_MS = 30_000;
+
+/** "Strings that were never sent are null, never an empty string." */
+const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
+
+function lookupProduct(row: LookupProductRow): LookupProduct {
+  return {
+    sku: row.sku,
+    ean: text(row.ean),
+    masterProductNo: text(row.master_product_no) ?? row.sku,
+    name: text(row.name),
+    size: text(row.size),
+    color: text(row.color),
+    blocked: row.blocked === true,
+    brandCode: row.brand_code,
+    brandRestricted: row.brand_restricted,
+    pricing: { sku: row.sku, masterProductNo: row.master_product_no, itemDiscountGroup: row.item_discount_group, unitPrice: row.unit_price },
+    stock: row.stock_json === null ? NO_STOCK : decodeStock(row.stock_json),
+  };
+}
+
+/** What a call sends (`LookupRequest`) and the held entries it may answer from. */
+export interface LookupPlan {
+  readonly request: LookupRequest;
+  readonly held: ReadonlyMap<string, HeldKey>;
+}
+
+/**
+ * The lookup's products, decoded, by key, so a call decodes only what changed. Nothing here is
+ * served on trust: each call sends, in the statement that reads the account, the keys it holds and
+ * the oldest point it knows them current at (`findLookupBatch`), and the database reads again every
+ * key whose products, stock or brand were written since, every key not held, and everything after a
+ * delete. So a product, its stock and its brand are always as of the call's own statement, on every
+ * instance, whoever wrote them, while a call whose keys are held reads no product row at all.
+ */
+export class LookupProductCache {
+  readonly #held: Record<LookupKind, LRUCache<string, HeldKey>>;
+  /** `lookup_state.deletions` the held entries were read under; null before the first answer. */
+  #deletions: bigint | null = null;
+
+  constructor(
+    keysPerKind = LOOKUP_CACHE_KEYS,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.#held = { sku: new LRUCache({ max: keysPerKind }), ean: new LRUCache({ max: keysPerKind }) };
+  }
+
+  /** Splits the (distinct) keys into those held, checked recently enough, and those to read. */
+  plan(kind: LookupKind, keys: readonly string[]): LookupPlan {
+    const cache = this.#held[kind];
+    const oldest = this.clock() - MAX_CHECK_AGE_MS;
+    const missing: string[] = [];
+    const heldList: Array<{ key: string; skus: string[] }> = [];
+    const held = new Map<string, HeldKey>();
+    let since: bigint | null = null;
+    for (const key of keys) {
+      const entry = cache.get(key);
+      if (entry === undefined || entry.checkedAt < oldest) {
+        missing.push(key);
+        continue;
+      }
+      held.set(key, entry);
+      heldList.push({ key, skus: entry.products.map((p) => p.sku) });
+      if (since === null || entry.checkedAsOf < since) since = entry.checkedAsOf;
+    }
+    return { request: { missing, held: heldList, since, deletions: this.#deletions?.toString() ?? null }, held };
+  }
+
+  /**
+   * Takes the database's answer: the keys it read replace what was held (or drop it, when they name
+   * nothing now), and the held keys it did not read were current at its snapshot. Returns, for every
+   * key of the plan, the products now current, or undefined when it names none.
+   */
+  settle(kind: LookupKind, plan: LookupPlan, batch: Pick<LookupBatch, 'snapshotXmin' | 'deletions' | 'read'>): Map<string, HeldKey | undefined> {
+    const cache = this.#held[kind];
+    const deletions = BigInt(batch.deletions);
+    if (this.#deletions === null || deletions > this.#deletions) {
+      // A row was deleted: nothing held can be trusted to exist any more.
+      if (this.#deletions !== null) for (const held of Object.values(this.#held)) held.clear();
+      this.#deletions = deletions;
+    }
+    // An answer from before a delete this cache already saw may still show the deleted row: it
+    // answers its own call but is not kept.
+    const keep = deletions === this.#deletions;
+    const now = this.clock();
+    const current = new Map<string, HeldKey | undefined>();
+    for (const [key, entry] of plan.held) {
+      if (batch.read.has(key)) continue;
+      if (entry.checkedAsOf < batch.snapshotXmin) entry.checkedAsOf = batch.snapshotXmin;
+      entry.checkedAt = now;
+      current.set(key, entry);
+    }
+    for (const [key, rows] of batch.read) {
+      if (rows.length === 0) {
+        if (keep) cache.delete(key);
+        current.set(key, undefined);
+        continue;
+      }
+      const entry: HeldKey = { products: rows.map(lookupProduct), checkedAsOf: batch.snapshotXmin, checkedAt: now };
+      if (keep) cache.set(key, entry);
+      current.set(key, entry);
+    }
+    return current;
+  }
+}
