@@ -460,6 +460,22 @@ describe('loadAllRules and PriceRuleCache (real PostgreSQL)', () => {
     assert.equal(await version(), afterApi, 'a statement that deletes nothing changes nothing');
   });
 
+  it('moves the version on a TRUNCATE, which has no changed rows to look at', async () => {
+    const before = await version();
+    const client = await t.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('TRUNCATE price_rules');
+      const { rows } = await client.query<{ version: string }>('SELECT version FROM price_rules_state');
+      assert.equal(BigInt(rows[0]?.version ?? 0), before + 1n);
+    } finally {
+      // Rolled back: the rules stay for the other tests of this file.
+      await client.query('ROLLBACK');
+      client.release();
+    }
+    assert.equal(await version(), before);
+  });
+
   it('asks nothing while its copy is current, and reloads once the version moves', async () => {
     const { q, count } = counting();
     const cache = new PriceRuleCache(q);
