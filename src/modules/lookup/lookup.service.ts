@@ -1,12 +1,14 @@
 import type { Pool } from '../../platform/db/pool.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
-import { netUnitPrice, type PricingAccount } from '../pricing/pricing.engine.js';
-import type { PriceRuleCache } from '../pricing/rule-cache.js';
+import {
+  netUnitPrice, stableWindow, type PriceRule, type PricingAccount, type PricingProduct,
+} from '../pricing/pricing.engine.js';
+import type { PriceRuleCache, RuleSet } from '../pricing/rule-cache.js';
 import { eanProblem } from './ean.js';
 import { findLookupBatch, type LookupAccountRow } from './lookup.repository.js';
 import { MAX_LOOKUP_KEYS, type LookupResult } from './lookup.schemas.js';
-import type { LookupKind, LookupProductCache } from './product-cache.js';
+import type { LookupKind, LookupProduct, LookupProductCache } from './product-cache.js';
 
 export type { LookupKind } from './product-cache.js';
 
@@ -62,6 +64,38 @@ const pricingAccount = (a: LookupAccountRow): PricingAccount => ({
 /** Quantity 1: the lookup's price is the price of one unit (interface, "Public lookup result"). */
 const LOOKUP_QUANTITY = 1;
 
+/** Accounts whose prices a held product keeps; the oldest goes first. */
+export const PRICES_KEPT_PER_PRODUCT = 4;
+
+/** Everything of the account the engine reads, as one key. */
+const accountKey = (a: PricingAccount): string => JSON.stringify([a.accountNo, a.priceMode, a.priceGroup, a.discGroup]);
+
+interface PricingCall {
+  readonly account: PricingAccount;
+  readonly accountKey: string;
+  readonly rules: RuleSet;
+  readonly candidates: (product: PricingProduct) => PriceRule[];
+  readonly at: Date;
+}
+
+/**
+ * The product's net unit price for the call's account: the one kept from an earlier call when it
+ * was computed for the same version of the product (the held entry is replaced when the product
+ * changes), the same account fields, the same rule set and an instant within its stable window,
+ * which are every input of `netUnitPrice`; otherwise computed and kept.
+ */
+function keptPrice(product: LookupProduct, call: PricingCall): string | null {
+  const t = call.at.getTime();
+  const kept = product.prices.get(call.accountKey);
+  if (kept !== undefined && kept.rules === call.rules && t >= kept.window.from && t < kept.window.until) return kept.unitPrice;
+  const rules = call.candidates(product.pricing);
+  const { unitPrice } = netUnitPrice({ product: product.pricing, account: call.account, rules, at: call.at, quantity: LOOKUP_QUANTITY });
+  product.prices.delete(call.accountKey);
+  if (product.prices.size >= PRICES_KEPT_PER_PRODUCT) product.prices.delete(product.prices.keys().next().value as string);
+  product.prices.set(call.accountKey, { rules: call.rules, window: stableWindow(rules, call.at), unitPrice });
+  return unitPrice;
+}
+
 /**
  * Resolves a batch for one account: one result per requested key, in request order, duplicates
  * repeated. A key is `found: false` when unknown, when the product is blocked, and when the account
@@ -85,15 +119,16 @@ export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: 
   }
   const mayBuy = brandEntitlement({ allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted);
   const pricing = pricingAccount(account);
-  const at = (deps.now ?? (() => new Date()))();
-  const candidates = (await deps.rules.atLeast(account.rules_version)).index.forAccount(pricing);
+  const rules = await deps.rules.atLeast(account.rules_version);
+  const call: PricingCall = {
+    account: pricing, accountKey: accountKey(pricing), rules, candidates: rules.index.forAccount(pricing), at: (deps.now ?? (() => new Date()))(),
+  };
 
   const values = new Map<string, LookupResult>();
   unique.forEach((key, i) => {
     // By EAN the first visible variant (in SKU order) answers for a code.
     const p = current[i]?.products.find((product) => !product.blocked && mayBuy(product.brandCode));
     if (p === undefined) return;
-    const price = netUnitPrice({ product: p.pricing, account: pricing, rules: candidates(p.pricing), at, quantity: LOOKUP_QUANTITY });
     values.set(key, {
       key,
       found: true,
@@ -105,7 +140,7 @@ export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: 
         name: p.name,
         size: p.size,
         color: p.color,
-        unitPrice: price.unitPrice,
+        unitPrice: keptPrice(p, call),
         stock: p.stock,
       },
     });

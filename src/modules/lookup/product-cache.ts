@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { NO_STOCK, decodeStock, type Stock } from '../inventory/stock.js';
-import type { PricingProduct } from '../pricing/pricing.engine.js';
+import type { PricingProduct, StableWindow } from '../pricing/pricing.engine.js';
 import type { LookupBatch, LookupProductRow, LookupRequest } from './lookup.repository.js';
 
 export type LookupKind = 'sku' | 'ean';
@@ -19,6 +19,17 @@ export interface LookupProduct {
   readonly pricing: PricingProduct;
   /** Shared by every answer that shows this version of the product; never mutated. */
   readonly stock: Stock;
+  /** Net unit prices computed for this version of the product (`keptPrice` in lookup.service.ts). */
+  readonly prices: Map<string, KeptPrice>;
+}
+
+/** A net unit price, with everything else it was computed from. */
+export interface KeptPrice {
+  /** The rule set it was priced with: a reloaded set is a new object. */
+  readonly rules: object;
+  /** When it holds (`stableWindow` of the candidate rules). */
+  readonly window: StableWindow;
+  readonly unitPrice: string | null;
 }
 
 /** A key's products (one by SKU; by EAN every variant with the code, in SKU order), decoded. */
@@ -58,6 +69,7 @@ function lookupProduct(row: LookupProductRow): LookupProduct {
     brandRestricted: row.brand_restricted,
     pricing: { sku: row.sku, masterProductNo: row.master_product_no, itemDiscountGroup: row.item_discount_group, unitPrice: row.unit_price },
     stock: row.stock_json === null ? NO_STOCK : decodeStock(row.stock_json),
+    prices: new Map(),
   };
 }
 

@@ -173,6 +173,36 @@ function inEffect(rule: PriceRule, at: Date): boolean {
   return true;
 }
 
+/** The instants, as ms since the epoch, within which the price of the same inputs cannot change. */
+export interface StableWindow {
+  /** Inclusive. */
+  from: number;
+  /** Exclusive. */
+  until: number;
+}
+
+/**
+ * The stretch of time around `at` in which no rule of `rules` comes into or goes out of effect:
+ * a rule starts to apply at its startDate and stops 1 ms after its endDate (`inEffect` compares
+ * whole milliseconds, both bounds inclusive). Time is the only input of `netUnitPrice` that moves
+ * by itself, so the price of the same product, account, quantity and rules computed at `at` is the
+ * price at every instant of this window; a caller may keep it that long.
+ */
+export function stableWindow(rules: readonly PriceRule[], at: Date): StableWindow {
+  const t = at.getTime();
+  let from = -Infinity;
+  let until = Infinity;
+  const bound = (edge: number) => {
+    if (edge <= t) from = Math.max(from, edge);
+    else until = Math.min(until, edge);
+  };
+  for (const rule of rules) {
+    if (rule.startDate !== null) bound(rule.startDate.getTime());
+    if (rule.endDate !== null) bound(rule.endDate.getTime() + 1);
+  }
+  return { from, until };
+}
+
 /** Whether the rule's source, target, validity window and quantity break all fit (priceMode aside). */
 export function ruleApplies(rule: PriceRule, product: PricingProduct, account: PricingAccount, at: Date, quantity: number): boolean {
   return sourceMatches(rule, account)
