@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gs1CheckDigit, eanProblem } from '../../../src/modules/lookup/ean.js';
-import { lookupProducts, parseLookupKeys } from '../../../src/modules/lookup/lookup.service.js';
+import { PRICES_KEPT_PER_PRODUCT, lookupProducts, parseLookupKeys } from '../../../src/modules/lookup/lookup.service.js';
 import { LookupProductCache } from '../../../src/modules/lookup/product-cache.js';
 import { PriceRuleCache } from '../../../src/modules/pricing/rule-cache.js';
 import { AppError } from '../../../src/platform/http/problem.js';
@@ -135,6 +135,35 @@ describe('lookupProducts on the database', () => {
     const [c2] = await lookupProducts(deps(), 'C2', 'sku', ['A-1']);
     assert.equal(c1?.value?.unitPrice, '21.7525');
     assert.equal(c2?.value?.unitPrice, '19.9999');
+  });
+
+  it('prices again when the instant passes a rule\'s start or end, whatever was kept', async () => {
+    await putBatch(t, '/pricing/rules', [{
+      ruleId: 'B-SALE', sourceType: 'AllCustomers', sku: 'B-1', amountType: 'Price', unitPrice: '7.5',
+      startDate: '2026-12-01T00:00:00Z', endDate: '2026-12-31T23:59:59Z',
+    }]);
+    const at = async (instant: string) => (await lookupProducts({ ...deps(), now: () => new Date(instant) }, 'C1', 'sku', ['B-1']))[0]?.value?.unitPrice;
+    assert.equal(await at('2026-11-30T23:59:59.999Z'), '10.0000');
+    assert.equal(await at('2026-12-01T00:00:00.000Z'), '7.5000');
+    assert.equal(await at('2026-12-31T23:59:59.000Z'), '7.5000');
+    assert.equal(await at('2026-12-31T23:59:59.001Z'), '10.0000');
+    assert.equal(await at('2026-12-15T00:00:00.000Z'), '7.5000');
+  });
+
+  it(`keeps prices for at most ${PRICES_KEPT_PER_PRODUCT} accounts per product, each its own`, async () => {
+    const accounts = Array.from({ length: PRICES_KEPT_PER_PRODUCT + 2 }, (_, i) => `K${i}`);
+    await putBatch(t, '/customer', accounts.map((accountNo, i) => ({ account: { accountNo, name: accountNo, status: 'Active', priceGroup: `PG${i}` } })));
+    await putBatch(t, '/pricing/rules', accounts.map((accountNo, i) => ({
+      ruleId: `K-${accountNo}`, sourceType: 'CustomerPriceGroup', sourceCode: `PG${i}`, sku: 'B-1', amountType: 'Price', unitPrice: `${i + 1}`,
+    })));
+    for (const round of [1, 2]) {
+      for (const [i, accountNo] of accounts.entries()) {
+        const [b] = await lookupProducts(deps(), accountNo, 'sku', ['B-1']);
+        assert.equal(b?.value?.unitPrice, `${i + 1}.0000`, `round ${round}, ${accountNo}`);
+      }
+    }
+    const held = products.plan('sku', ['B-1']).held.get('B-1');
+    assert.equal(held?.products[0]?.prices.size, PRICES_KEPT_PER_PRODUCT);
   });
 
   it('costs one query for 1 key as for 100, and one more only when the price rules changed', async () => {

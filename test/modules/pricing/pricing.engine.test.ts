@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Queryable } from '../../../src/platform/db/pool.js';
 import {
-  indexRules, netUnitPrice, priceRuleFromRow, ruleApplies,
+  indexRules, netUnitPrice, priceRuleFromRow, ruleApplies, stableWindow,
   type NetPrice, type PriceRule, type PriceRuleRow, type PricingAccount, type PricingProduct,
 } from '../../../src/modules/pricing/pricing.engine.js';
 import { loadAllRules } from '../../../src/modules/pricing/pricing.repository.js';
@@ -249,18 +249,18 @@ describe('netUnitPrice (decisions §4, one row per rule)', () => {
   });
 });
 
-describe('indexRules', () => {
-  /** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
-  function seeded(seed: number): () => number {
-    let a = seed;
-    return () => {
-      a = (a + 0x6d2b79f5) | 0;
-      let x = Math.imul(a ^ (a >>> 15), 1 | a);
-      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-      return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+/** Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
+describe('indexRules', () => {
   it('hands the engine every rule that applies and nothing that changes the outcome (2,000 random cases)', () => {
     const random = seeded(20261123);
     const one = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
@@ -298,6 +298,58 @@ describe('indexRules', () => {
       assert.deepEqual(price(candidates), price(rules), `case ${n}: ${JSON.stringify({ rules, product, account, quantity })}`);
       for (const r of rules) {
         if (ruleApplies(r, product, account, AT, quantity)) assert.ok(candidates.includes(r), `case ${n}: ${r.ruleId} applies but was left out`);
+      }
+    }
+  });
+});
+
+describe('stableWindow', () => {
+  const window = (rules: PriceRule[]) => stableWindow(rules, AT);
+  const ms = (d: Date) => d.getTime();
+
+  it('is bounded by the nearest start or end (plus 1 ms) on each side of the instant, open when there is none', () => {
+    assert.deepEqual(window([]), { from: -Infinity, until: Infinity });
+    assert.deepEqual(window([rule('R')]), { from: -Infinity, until: Infinity });
+    assert.deepEqual(window([rule('R', { startDate: AFTER })]), { from: -Infinity, until: ms(AFTER) });
+    assert.deepEqual(window([rule('R', { startDate: AT })]), { from: ms(AT), until: Infinity }, 'a rule starting now is in effect now');
+    assert.deepEqual(window([rule('R', { endDate: AT })]), { from: -Infinity, until: ms(AT) + 1 }, 'a rule ending now is still in effect now');
+    assert.deepEqual(window([rule('R', { endDate: BEFORE })]), { from: ms(BEFORE) + 1, until: Infinity });
+    assert.deepEqual(window([rule('A', { startDate: BEFORE, endDate: AFTER }), rule('B', { startDate: new Date('2026-07-01T00:00:00Z') })]), {
+      from: ms(BEFORE), until: ms(AFTER) + 1,
+    });
+  });
+
+  it('holds the price of the same inputs at every instant inside it, and no rule changes effect inside it (500 random cases)', () => {
+    const random = seeded(20261124);
+    const day = 86_400_000;
+    const instant = () => new Date(ms(AT) + Math.floor((random() - 0.5) * 10) * day + Math.floor(random() * 3) - 1);
+    const account: PricingAccount = { accountNo: 'C001', priceMode: null, priceGroup: 'PG1', discGroup: 'DG1' };
+    const product: PricingProduct = { sku: 'SKU-1', masterProductNo: null, itemDiscountGroup: null, unitPrice: '52' };
+    for (let n = 0; n < 500; n += 1) {
+      const rules = Array.from({ length: 1 + Math.floor(random() * 6) }, (_, i) => {
+        // A window as ingestion accepts it: a start, an end, both (in order) or neither.
+        const [startDate, endDate] = [random() < 0.5 ? instant() : null, random() < 0.5 ? instant() : null]
+          .sort((x, y) => (x !== null && y !== null ? x.getTime() - y.getTime() : 0));
+        return rule(`R${i}`, {
+          amountType: random() < 0.6 ? 'Price' : 'Discount',
+          unitPrice: String(10 + Math.floor(random() * 40)),
+          lineDiscountPercent: String(Math.floor(random() * 30)),
+          allowLineDiscount: random() < 0.5,
+          startDate: startDate ?? null,
+          endDate: endDate ?? null,
+        });
+      });
+      const at = instant();
+      const { from, until } = stableWindow(rules, at);
+      const price = (when: Date) => netUnitPrice({ product, account, rules, at: when, quantity: 1 }).unitPrice;
+      const inside = [from, until - 1, at.getTime() + Math.floor((random() - 0.5) * 4 * day)].filter((t) => Number.isFinite(t) && t >= from && t < until);
+      for (const t of inside) {
+        assert.equal(price(new Date(t)), price(at), `case ${n} at ${t}: ${JSON.stringify(rules)}`);
+        for (const r of rules) assert.equal(ruleApplies(r, product, account, new Date(t), 1), ruleApplies(r, product, account, at, 1), `case ${n}: ${r.ruleId}`);
+      }
+      // Just outside, some rule has changed effect: the window is no longer than it must be.
+      for (const t of [from - 1, until].filter(Number.isFinite)) {
+        assert.ok(rules.some((r) => ruleApplies(r, product, account, new Date(t), 1) !== ruleApplies(r, product, account, at, 1)), `case ${n} at ${t}`);
       }
     }
   });
