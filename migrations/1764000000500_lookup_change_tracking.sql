@@ -63,19 +63,3 @@ CREATE TRIGGER brands_deleted AFTER DELETE ON brands
 CREATE TRIGGER brands_truncated AFTER TRUNCATE ON brands
   FOR EACH STATEMENT EXECUTE FUNCTION lookup_state_count_deletion();
 
--- Down Migration
-DROP TRIGGER brands_truncated ON brands;
-DROP TRIGGER brands_deleted ON brands;
-DROP TRIGGER inventory_items_truncated ON inventory_items;
-DROP TRIGGER inventory_items_deleted ON inventory_items;
-DROP TRIGGER products_truncated ON products;
-DROP TRIGGER products_deleted ON products;
-DROP FUNCTION lookup_state_count_deletion();
-DROP TABLE lookup_state;
-DROP TRIGGER brands_changed_xid ON brands;
-DROP TRIGGER inventory_items_changed_xid ON inventory_items;
-DROP TRIGGER products_changed_xid ON products;
-DROP FUNCTION stamp_changed_xid();
-ALTER TABLE brands DROP COLUMN changed_xid;
-ALTER TABLE inventory_items DROP COLUMN changed_xid;
-ALTER TABLE products DROP COLUMN changed_xid;

@@ -44,7 +44,7 @@ import { formatRate, round } from '../lib/timing.js';
 const DEFAULT_CONNECTIONS = 8;
 const DEFAULT_DURATION_S = 10;
 const DEFAULT_PRICE_RULES = 50_000;
-const BODIES_PER_KIND = 64;
+const DEFAULT_BODIES_PER_KIND = 64;
 const KEYS_PER_REQUEST = 100;
 const WARM_UP_S = 2;
 /** Sequential requests per query-count phase. */
@@ -176,6 +176,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const connections = optionNumber(ctx, 'connections', DEFAULT_CONNECTIONS);
   const durationS = optionNumber(ctx, 'duration', DEFAULT_DURATION_S);
   const ruleCount = optionNumber(ctx, 'price-rules', DEFAULT_PRICE_RULES);
+  const bodiesPerKind = optionNumber(ctx, 'bodies', DEFAULT_BODIES_PER_KIND);
   const warmUpS = Math.min(WARM_UP_S, durationS);
 
   ctx.progress(`generating the Luma + ${ctx.generatedItems.toLocaleString('en-US')} products, their stock, accounts and ${ruleCount.toLocaleString('en-US')} price rules`);
@@ -206,12 +207,12 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   ctx.defer(() => server.stop());
 
   const bodies: Record<LookupKind, RequestBodies> = {
-    sku: buildBodies('sku', data.products, BODIES_PER_KIND, KEYS_PER_REQUEST, 20_251_207),
-    ean: buildBodies('ean', data.products, BODIES_PER_KIND, KEYS_PER_REQUEST, 20_251_208),
+    sku: buildBodies('sku', data.products, bodiesPerKind, KEYS_PER_REQUEST, 20_251_207),
+    ean: buildBodies('ean', data.products, bodiesPerKind, KEYS_PER_REQUEST, 20_251_208),
   };
   const answers = {} as Record<LookupKind, AnswerStats>;
   for (const kind of ['sku', 'ean'] as const) {
-    ctx.progress(`checking the ${BODIES_PER_KIND} ${PATHS[kind].label} bodies' answers and storing them for the baseline`);
+    ctx.progress(`checking the ${bodiesPerKind} ${PATHS[kind].label} bodies' answers and storing them for the baseline`);
     answers[kind] = await checkAndCan(server, headers, bodies[kind], listPrice);
   }
 
@@ -295,7 +296,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     postgres_cpu_ms_per_request: cpuJson(r.lookupDbCpuS, r.lookup),
     found_share: round(r.answers.found / r.answers.keys, 3),
     below_list_share: round(r.answers.belowList / r.answers.found, 3),
-    response_bytes: Math.round(r.answers.bytes / BODIES_PER_KIND),
+    response_bytes: Math.round(r.answers.bytes / bodiesPerKind),
     goal_met: ratio(r) >= RATIO_GOAL && r.lookup.p99Ms < P99_GOAL_MS,
   });
   const json = {
@@ -341,7 +342,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const answerLine = (kind: LookupKind) => {
     const a = results[kind].answers;
     return `  ${PATHS[kind].label}: ${pct(a.found / a.keys)} of keys found, every found result priced with stock at 5 locations, ` +
-      `${pct(a.belowList / a.found)} of them below list price by a rule; ${n(Math.round(a.bytes / BODIES_PER_KIND))} bytes per answer`;
+      `${pct(a.belowList / a.found)} of them below list price by a rule; ${n(Math.round(a.bytes / bodiesPerKind))} bytes per answer`;
   };
   const restricted = LOOKUP_BRANDS.filter((b) => b.restricted).length;
   const text = [
@@ -351,7 +352,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       `${counts.brands} brands (${restricted} restricted)`,
     `PostgreSQL ${version?.server_version ?? '?'} (${ctx.postgres.kind}); ${os.cpus().length} CPUs; the service in a child process ` +
       '(bench/lib/lookup-server.ts: the real app plus the baseline routes on the same Fastify instance)',
-    `autocannon: ${connections} connections, ${durationS} s per run after a ${warmUpS} s warm-up; ${BODIES_PER_KIND} bodies of ` +
+    `autocannon: ${connections} connections, ${durationS} s per run after a ${warmUpS} s warm-up; ${bodiesPerKind} bodies of ` +
       `${KEYS_PER_REQUEST} keys per kind (~85 % existing, ~10 % unknown, ~5 % repeated), rotated per request; integrator key + X-Customer-No ${data.accountNo}`,
     '',
     `${''.padEnd(10)}${'lookup req/s'.padStart(12)}${'ms p50 / p99'.padStart(14)}${'baseline req/s'.padStart(16)}` +
@@ -386,6 +387,7 @@ const scenario: Scenario = {
     connections: `concurrent connections of the load generator (default ${DEFAULT_CONNECTIONS})`,
     duration: `seconds per timed run (default ${DEFAULT_DURATION_S})`,
     'price-rules': `number of generated price rules (default ${DEFAULT_PRICE_RULES.toLocaleString('en-US')})`,
+    bodies: `distinct request bodies per kind, rotated (default ${DEFAULT_BODIES_PER_KIND}); more than the lookup holds (500 bodies = 50,000 keys) measures calls that read every product`,
   },
   run,
 };
