@@ -70,7 +70,7 @@ describe('PUT /catalogue/products', () => {
     const stored = await row(t, FULL_PRODUCT.sku);
     assert.ok(stored);
     assert.deepEqual(
-      { ...stored, created_at: undefined, changed_at: undefined },
+      { ...stored, created_at: undefined, changed_at: undefined, changed_xid: undefined },
       {
         sku: 'MH01-XS-Black', master_product_no: 'MH01', name: 'Chaz Kangeroo Hoodie',
         description: 'Ideal for cold-weather training', blocked: false, unit_of_measure: 'EA',
@@ -81,7 +81,7 @@ describe('PUT /catalogue/products', () => {
         style_features: 'Drawstring hood; ribbed cuffs', compliance_icons: 'AS/NZS 4399', size_fit: 'Regular',
         model_size: 'M', model_height: '185 cm', care_instructions: 'Machine wash cold', ean: '9300000000017',
         sleeve_length: 'Long', fabric_type: 'Fleece', tax_group_code: 'GOODS', gst_product_posting_group: 'GST10',
-        item_discount_group: 'HOODIES', created_at: undefined, changed_at: undefined,
+        item_discount_group: 'HOODIES', created_at: undefined, changed_at: undefined, changed_xid: undefined,
       },
     );
   });
@@ -158,7 +158,7 @@ describe('PUT /catalogue/products', () => {
     assert.deepEqual(missing, { key: '#1', outcome: 'Rejected', errors: [{ path: '/sku', message: 'is required' }] });
     const stored = await row(t, 'NULLS');
     for (const [column, value] of Object.entries(stored ?? {})) {
-      if (!['sku', 'created_at', 'changed_at'].includes(column)) assert.equal(value, null, column);
+      if (!['sku', 'created_at', 'changed_at', 'changed_xid'].includes(column)) assert.equal(value, null, column);
     }
   });
 
