@@ -86,7 +86,8 @@ interface Round { HTTP: PathResult; baseline: PathResult }
 interface TableState { rows: number; changed: number; maxChanged: string | null }
 type TablesState = Record<string, TableState>;
 
-const DEFAULT_EXCLUDED = ['created_at', 'changed_at'];
+/** Bookkeeping that differs between any two loads of the same data: the times, and the writing transaction (the lookup's change tracking). */
+const DEFAULT_EXCLUDED = ['created_at', 'changed_at', 'changed_xid'];
 
 export function positiveIntegerOption(options: Readonly<Record<string, string>>, name: string, fallback: number): number {
   const text = options[name];
