@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { StockSchema } from '../inventory/stock.js';
 
 /** At most this many keys per call (interface "Limits"). */
@@ -13,7 +13,15 @@ export const ByEanBodySchema = Type.Object({
   }),
 });
 
-const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+/**
+ * `schema` or null, as one JSON Schema type list (`["string", "null"]`). The serializer answers
+ * that with a null check; as `anyOf` it would run a validator on every value of every result.
+ */
+function orNull<T extends TSchema & { type: string }>(schema: T, description: string): TUnsafe<Static<T> | null> {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'], description });
+}
+
+const nullableString = (description: string) => orNull(Type.String(), description);
 
 export const LookupValueSchema = Type.Object({
   currency: Type.String({ description: 'ISO 4217, from SITE_CURRENCY' }),
@@ -23,16 +31,17 @@ export const LookupValueSchema = Type.Object({
   name: nullableString('Null when never sent'),
   size: nullableString('Null when not applicable'),
   color: nullableString('Null when not applicable'),
-  unitPrice: Type.Union([Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$' }), Type.Null()], {
-    description: 'Net unit price at quantity 1, promotions excluded, as an exact 4-place decimal string; null when no price is determinable',
-  }),
+  unitPrice: orNull(
+    Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$' }),
+    'Net unit price at quantity 1, promotions excluded, as an exact 4-place decimal string; null when no price is determinable',
+  ),
   stock: StockSchema,
 });
 
 export const LookupResultSchema = Type.Object({
   key: Type.String({ description: 'The EAN or SKU requested' }),
   found: Type.Boolean(),
-  value: Type.Union([LookupValueSchema, Type.Null()]),
+  value: orNull(LookupValueSchema, 'Null when not found'),
 });
 export const LookupResponseSchema = Type.Object({ data: Type.Array(LookupResultSchema) });
 
