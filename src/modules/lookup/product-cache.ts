@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { NO_STOCK, decodeStock, type Stock } from '../inventory/stock.js';
 import type { PricingProduct, StableWindow } from '../pricing/pricing.engine.js';
+import type { RuleSet } from '../pricing/rule-cache.js';
 import type { LookupBatch, LookupProductRow, LookupRequest } from './lookup.repository.js';
 
 export type LookupKind = 'sku' | 'ean';
@@ -26,7 +27,7 @@ export interface LookupProduct {
 /** A net unit price, with everything else it was computed from. */
 export interface KeptPrice {
   /** The rule set it was priced with: a reloaded set is a new object. */
-  readonly rules: object;
+  readonly rules: RuleSet;
   /** When it holds (`stableWindow` of the candidate rules). */
   readonly window: StableWindow;
   readonly unitPrice: string | null;
