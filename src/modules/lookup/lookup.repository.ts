@@ -33,9 +33,6 @@ export interface LookupProductRow {
   stock_json: string | null;
 }
 
-/** What the database holds now for a key that must be (re)read: its products, or none. */
-export type KeyRows = LookupProductRow[];
-
 export interface LookupBatch {
   /** Undefined when the account does not exist. */
   account: LookupAccountRow | undefined;
@@ -47,7 +44,7 @@ export interface LookupBatch {
   /** `lookup_state.deletions` in the same snapshot. */
   deletions: string;
   /** Each key that had to be read, with its rows in SKU order (none: it names no product). */
-  read: Map<string, KeyRows>;
+  read: Map<string, LookupProductRow[]>;
 }
 
 /** What the caller holds of the keys asked for, and since when it knows it current. */
@@ -124,7 +121,7 @@ export async function findLookupBatch(q: Queryable, accountNo: string, kind: 'sk
   }
   const values = [accountNo, request.missing, heldKeys, heldSkus, request.since?.toString() ?? null, request.deletions];
   const { rows } = await q.query<BatchRow>({ ...BY_KIND[kind], values });
-  const read = new Map<string, KeyRows>();
+  const read = new Map<string, LookupProductRow[]>();
   let account: string | null = null;
   for (const row of rows) {
     if (row.account !== null) account = row.account;

@@ -63,7 +63,7 @@ const isBlank = (value: string | null | undefined): value is null | undefined | 
   value === null || value === undefined || value.trim() === '';
 
 /** A product pushed without a master product number is its own master (decisions §4, result fields). */
-export function effectiveMasterProductNo(product: Pick<PricingProduct, 'sku' | 'masterProductNo'>): string {
+function effectiveMasterProductNo(product: Pick<PricingProduct, 'sku' | 'masterProductNo'>): string {
   return isBlank(product.masterProductNo) ? product.sku : product.masterProductNo;
 }
 
