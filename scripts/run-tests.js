@@ -35,7 +35,6 @@ let tmpDir;
 let adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) {
   tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-test-'));
-  fs.chmodSync(tmpDir, 0o755);
   embedded = await startEmbeddedPostgres(tmpDir, logger);
   adminUrl = embedded.url;
 }

@@ -47,8 +47,6 @@ export async function openBenchServer(databaseUrl: string | undefined, logger: L
   let adminUrl = databaseUrl;
   if (!adminUrl) {
     tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-bench-pg-'));
-    // As root the server runs as the `postgres` user, which must reach the data directory.
-    fs.chmodSync(tmpDir, 0o755);
     try {
       embedded = await startEmbeddedPostgres(tmpDir, logger);
     } catch (error) {

