@@ -2,6 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createPool } from '../../src/platform/db/pool.js';
+import type { BatchDefinition } from '../../src/platform/http/envelope.js';
+import { productBatch } from '../../src/modules/catalogue/catalogue.service.js';
+import { customerBatch } from '../../src/modules/customers/customers.service.js';
+import { freightRateBatch, packageTypeBatch, postcodeRouteBatch } from '../../src/modules/freight/freight.service.js';
+import { inventoryBatch } from '../../src/modules/inventory/inventory.service.js';
+import { ledgerEntryBatch } from '../../src/modules/ledger/ledger.service.js';
+import { priceRuleBatch } from '../../src/modules/pricing/pricing.service.js';
+import { areaBatch, gstPostingRatesBatch, jurisdictionBatch } from '../../src/modules/tax/tax.service.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
 
 const URL = '/api/integration/catalogue/products';
@@ -202,4 +210,95 @@ describe('integration envelope: database failures', () => {
       await t.close();
     }
   });
+});
+
+/**
+ * Every batch endpoint with one valid item that holds every nested object and array of its schema,
+ * so that each string field of the schema (however deep) can be replaced in turn.
+ */
+const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample: Record<string, unknown> }> = [
+  { url: '/catalogue/products', definition: productBatch, sample: { sku: 'S-1' } },
+  {
+    url: '/customer',
+    definition: customerBatch,
+    sample: {
+      account: { accountNo: 'C-1', name: 'One', status: 'Active' },
+      shipToAddresses: [{ shipToCode: 'ST-1' }],
+      admin: { name: 'Ada', email: 'ada@example.com' },
+    },
+  },
+  {
+    url: '/customer/ledger',
+    definition: ledgerEntryBatch,
+    sample: {
+      entryNo: 1, accountNo: 'C-1', documentNo: 'D-1', documentType: 'Invoice', originType: 'Erp',
+      documentDate: '2026-01-31', postingDate: '2026-01-31',
+    },
+  },
+  { url: '/fulfilment/postcode-routing', definition: postcodeRouteBatch, sample: { id: 'P-1', countryRegionCode: 'NZ', postcode: '1010', defaultMethod: 'Road' } },
+  { url: '/fulfilment/freight-rates', definition: freightRateBatch, sample: { id: 'R-1', countryRegionCode: 'NZ', shippingAgentCode: 'NZP', shippingAgentServiceCode: 'STD' } },
+  { url: '/fulfilment/airbags', definition: packageTypeBatch, sample: { id: 'B-1', countryRegionCode: 'NZ' } },
+  {
+    url: '/inventory',
+    definition: inventoryBatch,
+    sample: { sku: 'S-1', locations: [{ locationCode: 'L-1', onHand: 1, incoming: [{ quantity: 1, expectedDate: '2026-01-31' }] }] },
+  },
+  { url: '/pricing/rules', definition: priceRuleBatch, sample: { ruleId: 'R-1', sourceType: 'AllCustomers', sku: 'S-1', amountType: 'Price', unitPrice: 1 } },
+  { url: '/tax/jurisdictions', definition: jurisdictionBatch, sample: { code: 'J-1', rates: [{ taxGroupCode: 'G-1', ratePercent: 10 }] } },
+  { url: '/tax/areas', definition: areaBatch, sample: { code: 'A-1', jurisdictionCodes: ['J-1'] } },
+  {
+    url: '/tax/gst-posting-rates',
+    definition: gstPostingRatesBatch,
+    sample: { rates: [{ businessPostingGroup: 'B-1', productPostingGroup: 'P-1', ratePercent: 15 }] },
+  },
+];
+
+interface SchemaNode { type?: string | string[]; properties?: Record<string, SchemaNode>; items?: SchemaNode }
+
+const allows = (node: SchemaNode, type: string) => (Array.isArray(node.type) ? node.type.includes(type) : node.type === type);
+
+/** JSON pointers of every string-typed field of `schema`, descending into the sample's nested objects and first array elements. */
+function stringFields(schema: SchemaNode, sample: unknown, path = ''): string[] {
+  if (allows(schema, 'string')) return [path];
+  if (schema.properties) {
+    return Object.entries(schema.properties).flatMap(([name, child]) =>
+      stringFields(child, (sample as Record<string, unknown> | undefined)?.[name], `${path}/${name}`));
+  }
+  if (schema.items) {
+    assert.ok(Array.isArray(sample) && sample.length > 0, `the sample holds an element of ${path}`);
+    return stringFields(schema.items, sample[0], `${path}/0`);
+  }
+  return [];
+}
+
+/** A copy of `sample` with the value at `pointer` replaced (parents are in the sample, as stringFields asserts). */
+function withValue(sample: Record<string, unknown>, pointer: string, value: unknown): Record<string, unknown> {
+  const copy = structuredClone(sample);
+  const steps = pointer.split('/').slice(1);
+  let node = copy as Record<string, unknown>;
+  for (const step of steps.slice(0, -1)) node = node[step] as Record<string, unknown>;
+  node[steps.at(-1) as string] = value;
+  return copy;
+}
+
+describe('every batch endpoint: a text PostgreSQL cannot store is a problem of its item', () => {
+  let t: TestApp;
+  before(async () => { t = await buildTestApp(); });
+  after(async () => { await t.close(); });
+
+  for (const { url, definition, sample } of ENDPOINTS) {
+    it(`${url}: a NUL in any string field rejects that item naming the field; the batch is answered 200`, async () => {
+      const fields = stringFields(definition.itemSchema as SchemaNode, sample);
+      assert.ok(fields.length > 0);
+      const res = await putBatch(t, url, [sample, ...fields.map((f) => withValue(sample, f, 'a\u0000b'))]);
+      assert.equal(res.statusCode, 200, res.body);
+      const results = res.json().data as Array<{ outcome: string; errors?: Array<{ path: string; message: string }> }>;
+      assert.equal(results[0]?.outcome, 'Upserted', `the sample itself is valid: ${JSON.stringify(results[0])}`);
+      fields.forEach((field, i) => {
+        const result = results[i + 1];
+        assert.equal(result?.outcome, 'Rejected', `${field}: ${JSON.stringify(result)}`);
+        assert.ok(result?.errors?.some((e) => e.path === field), `${field} is named: ${JSON.stringify(result?.errors)}`);
+      });
+    });
+  }
 });

@@ -1,4 +1,5 @@
 import type { Pool } from '../../platform/db/pool.js';
+import { textProblem } from '../../platform/http/formats.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import {
@@ -25,9 +26,22 @@ export interface LookupDeps {
 
 const FIELD: Record<LookupKind, 'skus' | 'eans'> = { sku: 'skus', ean: 'eans' };
 
+function keyProblem(key: unknown, kind: LookupKind): string | undefined {
+  if (typeof key !== 'string') return 'must be a string';
+  if (key === '') return 'must not be empty';
+  const text = textProblem(key);
+  if (text) return text;
+  if (kind === 'ean') {
+    const problem = eanProblem(key);
+    if (problem) return `"${key}" ${problem}`;
+  }
+  return undefined;
+}
+
 /**
  * The request's keys, or a 400 naming every bad one: 0 or more than 100 keys, a key that is not a
- * non-empty string, and (by EAN) a code that is not 8 or 13 digits with a correct GS1 check digit.
+ * non-empty string, a key PostgreSQL cannot take as text (a NUL would fail the query, answered as an
+ * outage), and (by EAN) a code that is not 8 or 13 digits with a correct GS1 check digit.
  */
 export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
   const field = FIELD[kind];
@@ -42,13 +56,8 @@ export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
   }
   const problems: Array<{ path: string; message: string }> = [];
   list.forEach((key, i) => {
-    const path = `/${field}/${i}`;
-    if (typeof key !== 'string') problems.push({ path, message: 'must be a string' });
-    else if (key === '') problems.push({ path, message: 'must not be empty' });
-    else if (kind === 'ean') {
-      const problem = eanProblem(key);
-      if (problem) problems.push({ path, message: `"${key}" ${problem}` });
-    }
+    const message = keyProblem(key, kind);
+    if (message) problems.push({ path: `/${field}/${i}`, message });
   });
   if (problems.length > 0) {
     const what = kind === 'ean' ? 'EAN' : 'SKU';

@@ -4,6 +4,7 @@ import {
   MAX_KEY_CACHE_TTL_MS, checkCacheTtl, createApiKeyVerifier, customerAccountExists,
   type ApiKeyKind, type VerifiedApiKey,
 } from '../../modules/api-keys/api-keys.service.js';
+import { textProblem } from './formats.js';
 import { AppError, errors } from './problem.js';
 import { installRateLimit, type RateLimitPolicy, type RateLimiter } from './rate-limit.js';
 
@@ -55,6 +56,9 @@ export const publicAuthErrors = {
     'An integrator key must name the customer it acts for in the X-Customer-No header.',
     [{ path: '/headers/x-customer-no', message: 'is required for an integrator key' }],
   ),
+  unreadableCustomer: (problem: string) => errors.badRequest(
+    `X-Customer-No ${problem}.`, [{ path: '/headers/x-customer-no', message: problem }],
+  ),
   unknownCustomer: (accountNo: string) => errors.notFound(`No customer account "${accountNo}" (X-Customer-No).`),
 };
 
@@ -103,6 +107,9 @@ export function installPublicApiAuth(scope: FastifyInstance, options: PublicApiA
     if (key.kind === 'integrator' || accountNo === null) {
       const sent = headerText(request.headers[CUSTOMER_HEADER]);
       if (sent === undefined || sent.trim() === '') throw publicAuthErrors.missingCustomer();
+      // Node's parser refuses a NUL in a header, but a proxy or inject may pass one; PostgreSQL cannot take it.
+      const problem = textProblem(sent);
+      if (problem) throw publicAuthErrors.unreadableCustomer(problem);
       const t = now();
       const knownUntil = knownAccounts.get(sent);
       if (knownUntil === undefined || knownUntil <= t) {

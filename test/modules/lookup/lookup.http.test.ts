@@ -83,6 +83,24 @@ describe('public product lookup over HTTP', () => {
     assert.equal(hundred.json().data.length, 100);
   });
 
+  it('400 naming each key that holds a character PostgreSQL cannot store (NUL, an unpaired surrogate), not a 503', async () => {
+    const headers = { 'x-api-key': integrator, 'x-customer-no': 'C1' };
+    const bySku = await post('/by-sku', { skus: ['A-1', 'a\u0000b', 'x\ud800'] }, headers);
+    assert.equal(bySku.statusCode, 400, bySku.body);
+    assert.match(String(bySku.headers['content-type']), /^application\/problem\+json/);
+    assert.deepEqual(bySku.json().errors.map((e: { path: string }) => e.path), ['/skus/1', '/skus/2']);
+    assert.match(bySku.json().errors[0].message, /NUL/);
+    const byEan = await post('/by-ean', { eans: [`${EAN_A.slice(0, 6)}\u0000${EAN_A.slice(7)}`] }, headers);
+    assert.equal(byEan.statusCode, 400, byEan.body);
+    assert.deepEqual(byEan.json().errors.map((e: { path: string }) => e.path), ['/eans/0']);
+  });
+
+  it('400 naming X-Customer-No when it holds a NUL, not a 503', async () => {
+    const res = await post('/by-sku', { skus: ['A-1'] }, { 'x-api-key': integrator, 'x-customer-no': 'C\u00001' });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.deepEqual(res.json().errors.map((e: { path: string }) => e.path), ['/headers/x-customer-no']);
+  });
+
   it('401: missing, invalid, revoked key, and an integration JWT; 404: unknown customer', async () => {
     const missing = await post('/by-sku', { skus: ['A-1'] }, {});
     // One character off (never the character it already was): the checksum refuses it.
