@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Pool } from './platform/db/pool.js';
 import { installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
+import { installJsonBodyParser } from './platform/http/json-body.js';
 import { createMetrics, installHttpMetrics, type Metrics } from './platform/http/metrics.js';
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
@@ -58,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header(CORRELATION_HEADER, request.id);
   });
   installProblemHandlers(app);
+  installJsonBodyParser(app);
   installHttpMetrics(app, metrics);
 
   await app.register(swagger, {

@@ -28,7 +28,7 @@ describe('integration envelope: refusals of the whole request', () => {
   });
   after(async () => { await t.close(); });
 
-  const send = (payload: string, contentType = 'application/json') =>
+  const send = (payload: string | Buffer, contentType = 'application/json') =>
     t.app.inject({ method: 'PUT', url: URL, headers: { authorization: auth, 'content-type': contentType }, payload });
 
   function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): Record<string, unknown> }, status: number) {
@@ -44,6 +44,44 @@ describe('integration envelope: refusals of the whole request', () => {
   it('refuses a body that is not JSON with 400', async () => {
     const body = assertProblem(await send('{"source": "erp", "data": ['), 400);
     assert.equal(body.type, 'urn:portway:problem:invalid-json');
+  });
+
+  it('refuses a body that is not valid UTF-8 with 400 and stores nothing (RFC 8259 §8.1)', async () => {
+    const payload = Buffer.concat([
+      Buffer.from('{"source":"erp","data":[{"sku":"U8REPRO","name":"ok'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}]}'),
+    ]);
+    const body = assertProblem(await send(payload), 400);
+    assert.equal(body.type, 'urn:portway:problem:invalid-utf8');
+    assert.match(String(body.detail), /UTF-8/);
+    const { rows } = await t.pool.query('SELECT 1 FROM products WHERE sku = $1', ['U8REPRO']);
+    assert.equal(rows.length, 0);
+  });
+
+  it('refuses a body cut inside a multi-byte character, and an overlong or surrogate encoding', async () => {
+    for (const bytes of [[0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+      const payload = Buffer.concat([Buffer.from('{"source":"erp","data":[{"sku":"'), Buffer.from(bytes), Buffer.from('"}]}')]);
+      assert.equal(assertProblem(await send(payload), 400).type, 'urn:portway:problem:invalid-utf8', bytes.join(' '));
+    }
+  });
+
+  it('accepts UTF-8 of every length and a leading byte order mark, storing the text as sent', async () => {
+    const name = 'é € 𝄞 ok';
+    const payload = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ source: 'erp', data: [{ sku: 'U8-OK', name }] }))]);
+    const res = await send(payload);
+    assert.equal(res.statusCode, 200, res.body);
+    const { rows } = await t.pool.query('SELECT name FROM products WHERE sku = $1', ['U8-OK']);
+    assert.equal(rows[0]?.name, name);
+    await t.pool.query('DELETE FROM products WHERE sku = $1', ['U8-OK']);
+  });
+
+  it('keeps the framework\'s answers to an empty body, a broken JSON text and a __proto__ member (400)', async () => {
+    const empty = assertProblem(await send(''), 400);
+    assert.equal(empty.type, 'urn:portway:problem:invalid-json');
+    assert.match(String(empty.detail), /Body cannot be empty/);
+    const broken = assertProblem(await send('{"source":'), 400);
+    assert.match(String(broken.detail), /Body is not valid JSON/);
+    assertProblem(await send('{"source":"erp","data":[],"__proto__":{"x":1}}'), 400);
+    assertProblem(await send('{"source":"erp","data":[{"constructor":{"prototype":{"x":1}}}]}'), 400);
   });
 
   it('refuses a JSON body that is not an object with 400', async () => {

@@ -101,6 +101,18 @@ describe('public product lookup over HTTP', () => {
     assert.deepEqual(res.json().errors.map((e: { path: string }) => e.path), ['/headers/x-customer-no']);
   });
 
+  it('400 for a body that is not valid UTF-8, instead of looking up a replacement character', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/public/v1/products/by-sku',
+      headers: { 'content-type': 'application/json', 'x-api-key': integrator, 'x-customer-no': 'C1' },
+      payload: Buffer.concat([Buffer.from('{"skus":["A-1'), Buffer.from([0xff]), Buffer.from('"]}')]),
+    });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(res.json().type, 'urn:portway:problem:invalid-utf8');
+  });
+
   it('401: missing, invalid, revoked key, and an integration JWT; 404: unknown customer', async () => {
     const missing = await post('/by-sku', { skus: ['A-1'] }, {});
     // One character off (never the character it already was): the checksum refuses it.

@@ -1,0 +1,84 @@
+import { isUtf8 } from 'node:buffer';
+import { errorCodes, type FastifyInstance } from 'fastify';
+import { AppError } from './problem.js';
+
+/**
+ * The one JSON body parser of every endpoint. Fastify's own decodes the bytes leniently, so invalid
+ * UTF-8 turned into U+FFFD and was stored altered; JSON exchanged between systems must be UTF-8
+ * (RFC 8259 §8.1), so such a body is refused whole, before anything reads it. The body limit is
+ * still Fastify's (it reads the bytes), and the prototype-poisoning members its parser refuses
+ * (`__proto__`, `constructor.prototype`) are refused here too.
+ */
+
+const { FST_ERR_CTP_EMPTY_JSON_BODY, FST_ERR_CTP_INVALID_JSON_BODY } = errorCodes;
+
+export const invalidUtf8 = (): AppError => new AppError(
+  'invalid-utf8', 400, 'Body is not valid UTF-8',
+  'The body is not valid UTF-8; JSON must be sent as UTF-8 (RFC 8259 §8.1). Nothing was stored.',
+);
+
+/** A member name that could reach an object's prototype if the body were ever merged into another object. */
+interface PoisonedMember { path: string[] }
+
+/** Without a `\u` escape a member name can only be spelled literally, so most bodies need no walk. */
+const MAY_HOLD_POISON = /__proto__|constructor|\\u/;
+
+/** The first `__proto__` member, or `constructor` holding a `prototype` member, found walking without recursion. */
+function findPoisonedMember(root: unknown): PoisonedMember | undefined {
+  interface Step { value: unknown; parent: Step | undefined; key: string }
+  const pathOf = (step: Step, last: string[]): string[] => {
+    const keys = [...last];
+    for (let s: Step | undefined = step; s?.parent; s = s.parent) keys.unshift(s.key);
+    return keys;
+  };
+  const stack: Step[] = [{ value: root, parent: undefined, key: '' }];
+  while (stack.length > 0) {
+    const step = stack.pop() as Step;
+    const { value } = step;
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push({ value: value[i], parent: step, key: String(i) });
+      continue;
+    }
+    if (Object.hasOwn(value, '__proto__')) return { path: pathOf(step, ['__proto__']) };
+    const ctor = (value as Record<string, unknown>).constructor;
+    if (Object.hasOwn(value, 'constructor') && typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) {
+      return { path: pathOf(step, ['constructor', 'prototype']) };
+    }
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i -= 1) {
+      const key = keys[i] as string;
+      stack.push({ value: (value as Record<string, unknown>)[key], parent: step, key });
+    }
+  }
+  return undefined;
+}
+
+/** Parses a JSON body from its bytes: UTF-8 first, then JSON, then the refused member names. */
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) throw new FST_ERR_CTP_EMPTY_JSON_BODY();
+  if (!isUtf8(bytes)) throw invalidUtf8();
+  let text = bytes.toString('utf8');
+  // A byte order mark may be ignored by a parser (RFC 8259 §8.1); Fastify's parser did.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new FST_ERR_CTP_INVALID_JSON_BODY();
+  }
+  if (MAY_HOLD_POISON.test(text) && findPoisonedMember(value)) throw new FST_ERR_CTP_INVALID_JSON_BODY();
+  return value;
+}
+
+/** Replaces the JSON parser of `app` and every scope registered inside it. */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}
