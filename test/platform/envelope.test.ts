@@ -74,14 +74,38 @@ describe('integration envelope: refusals of the whole request', () => {
     await t.pool.query('DELETE FROM products WHERE sku = $1', ['U8-OK']);
   });
 
-  it('keeps the framework\'s answers to an empty body, a broken JSON text and a __proto__ member (400)', async () => {
+  it('keeps the framework\'s answers to an empty body and a broken JSON text (400)', async () => {
     const empty = assertProblem(await send(''), 400);
     assert.equal(empty.type, 'urn:portway:problem:invalid-json');
     assert.match(String(empty.detail), /Body cannot be empty/);
     const broken = assertProblem(await send('{"source":'), 400);
     assert.match(String(broken.detail), /Body is not valid JSON/);
-    assertProblem(await send('{"source":"erp","data":[],"__proto__":{"x":1}}'), 400);
-    assertProblem(await send('{"source":"erp","data":[{"constructor":{"prototype":{"x":1}}}]}'), 400);
+  });
+
+  it('refuses a __proto__ member anywhere, saying so and where, instead of "not valid JSON"', async () => {
+    const cases: Array<[string, string]> = [
+      ['{"source":"erp","data":[],"__proto__":{"x":1}}', '/__proto__'],
+      ['{"source":"erp","data":[{"sku":"P-1"},{"sku":"P-2","__proto__":{"isAdmin":true}}]}', '/data/1/__proto__'],
+      // Spelled with escapes, it is the same member name.
+      ['{"source":"erp","data":[{"sku":"P-3","a/b":{"\\u005f_proto__":null}}]}', '/data/0/a~1b/__proto__'],
+    ];
+    for (const [payload, path] of cases) {
+      const body = assertProblem(await send(payload), 400);
+      assert.equal(body.type, 'urn:portway:problem:refused-member', payload);
+      assert.equal(body.detail, `The body has a member named "__proto__" (at ${path}), which is refused: merged into an object it could replace that object's prototype. Nothing was stored.`);
+      assert.deepEqual(body.errors, [{ path, message: 'is a member name that is refused (__proto__)' }]);
+    }
+    const ctor = assertProblem(await send('{"source":"erp","data":[{"constructor":{"prototype":{"x":1}}}]}'), 400);
+    assert.equal(ctor.type, 'urn:portway:problem:refused-member');
+    assert.deepEqual(ctor.errors, [{ path: '/data/0/constructor/prototype', message: 'is a member name that is refused (constructor.prototype)' }]);
+    assert.deepEqual(await skus(t), []);
+  });
+
+  it('finds a __proto__ member however deep it is nested (no stack overflow, no 500)', async () => {
+    const depth = 200_000;
+    const body = assertProblem(await send(`{"source":"erp","data":[${'['.repeat(depth)}{"__proto__":1}${']'.repeat(depth)}]}`), 400);
+    assert.equal(body.type, 'urn:portway:problem:refused-member');
+    assert.equal((body.errors as Array<{ path: string }>)[0]?.path, `/data${'/0'.repeat(depth + 1)}/__proto__`);
   });
 
   it('refuses a JSON body that is not an object with 400', async () => {

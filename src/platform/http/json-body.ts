@@ -18,7 +18,21 @@ export const invalidUtf8 = (): AppError => new AppError(
 );
 
 /** A member name that could reach an object's prototype if the body were ever merged into another object. */
-interface PoisonedMember { path: string[] }
+interface PoisonedMember { name: '__proto__' | 'constructor.prototype'; path: string[] }
+
+const pointer = (keys: readonly string[]): string => keys.map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+export const refusedMember = (member: PoisonedMember): AppError => {
+  const path = pointer(member.path);
+  const named = member.name === '__proto__'
+    ? 'a member named "__proto__"'
+    : 'a member named "constructor" holding one named "prototype"';
+  return new AppError(
+    'refused-member', 400, 'Body has a refused member',
+    `The body has ${named} (at ${path}), which is refused: merged into an object it could replace that object's prototype. Nothing was stored.`,
+    {}, [{ path, message: `is a member name that is refused (${member.name})` }],
+  );
+};
 
 /** Without a `\u` escape a member name can only be spelled literally, so most bodies need no walk. */
 const MAY_HOLD_POISON = /__proto__|constructor|\\u/;
@@ -27,9 +41,9 @@ const MAY_HOLD_POISON = /__proto__|constructor|\\u/;
 function findPoisonedMember(root: unknown): PoisonedMember | undefined {
   interface Step { value: unknown; parent: Step | undefined; key: string }
   const pathOf = (step: Step, last: string[]): string[] => {
-    const keys = [...last];
-    for (let s: Step | undefined = step; s?.parent; s = s.parent) keys.unshift(s.key);
-    return keys;
+    const keys: string[] = [];
+    for (let s: Step | undefined = step; s?.parent; s = s.parent) keys.push(s.key);
+    return [...keys.reverse(), ...last];
   };
   const stack: Step[] = [{ value: root, parent: undefined, key: '' }];
   while (stack.length > 0) {
@@ -40,10 +54,10 @@ function findPoisonedMember(root: unknown): PoisonedMember | undefined {
       for (let i = value.length - 1; i >= 0; i -= 1) stack.push({ value: value[i], parent: step, key: String(i) });
       continue;
     }
-    if (Object.hasOwn(value, '__proto__')) return { path: pathOf(step, ['__proto__']) };
+    if (Object.hasOwn(value, '__proto__')) return { name: '__proto__', path: pathOf(step, ['__proto__']) };
     const ctor = (value as Record<string, unknown>).constructor;
     if (Object.hasOwn(value, 'constructor') && typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) {
-      return { path: pathOf(step, ['constructor', 'prototype']) };
+      return { name: 'constructor.prototype', path: pathOf(step, ['constructor', 'prototype']) };
     }
     const keys = Object.keys(value);
     for (let i = keys.length - 1; i >= 0; i -= 1) {
@@ -54,7 +68,10 @@ function findPoisonedMember(root: unknown): PoisonedMember | undefined {
   return undefined;
 }
 
-/** Parses a JSON body from its bytes: UTF-8 first, then JSON, then the refused member names. */
+/**
+ * Parses a JSON body from its bytes: UTF-8 first, then JSON, then the refused member names. Such a
+ * member is valid JSON, so the refusal says what was refused and where rather than "not valid JSON".
+ */
 export function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.length === 0) throw new FST_ERR_CTP_EMPTY_JSON_BODY();
   if (!isUtf8(bytes)) throw invalidUtf8();
@@ -67,7 +84,8 @@ export function parseJsonBody(bytes: Buffer): unknown {
   } catch {
     throw new FST_ERR_CTP_INVALID_JSON_BODY();
   }
-  if (MAY_HOLD_POISON.test(text) && findPoisonedMember(value)) throw new FST_ERR_CTP_INVALID_JSON_BODY();
+  const poisoned = MAY_HOLD_POISON.test(text) ? findPoisonedMember(value) : undefined;
+  if (poisoned) throw refusedMember(poisoned);
   return value;
 }
 
