@@ -31,6 +31,12 @@ export interface LookupProductRow {
   brand_restricted: boolean;
   /** Its stock as stored (`encodeStock` in src/modules/inventory/stock.ts); null when no inventory was ever pushed. */
   stock_json: string | null;
+  /**
+   * The `changed_xid` of the product, inventory and brand rows this row was made of, as
+   * `product/inventory/brand` (an absent row is empty). Only a committed write changes one, and a
+   * snapshot sees all of a transaction's writes or none, so an equal version is an equal row.
+   */
+  version: string;
 }
 
 export interface LookupBatch {
@@ -67,9 +73,10 @@ export const MAX_CHANGES_CHECKED = 10_000;
  * count) outer-joined to the keys that must be read, each with its products' rows. A key must be
  * read when the caller holds nothing of it, when a product it held for it, that product's stock or
  * its brand was written since `since`, when (by EAN) a product written since then carries the code,
- * and, for every key, when more than MAX_CHANGES_CHECKED rows changed or a row was deleted. No
- * account, no row; an account and nothing to read, one row with the key null. The account text is
- * sent on one row only.
+ * and, for every key, when more than MAX_CHANGES_CHECKED rows changed or a row was deleted. Each
+ * product row carries its rows' `changed_xid`s (`version`), so the caller can keep what it decoded
+ * of a key read again that did not change. No account, no row; an account and nothing to read, one
+ * row with the key null. The account text is sent on one row only.
  */
 const batchSelect = (kind: 'sku' | 'ean'): string => `
   WITH changed AS MATERIALIZED (
@@ -87,7 +94,8 @@ const batchSelect = (kind: 'sku' | 'ean'): string => `
              OR (SELECT deletions::text FROM lookup_state) IS DISTINCT FROM $6::text)
   SELECT CASE WHEN row_number() OVER () = 1 THEN a.account END AS account, s.key,
          p.sku, p.ean, p.master_product_no, p.name, p.size, p.color, p.unit_price, p.blocked, p.brand_code,
-         p.item_discount_group, coalesce(b.restricted, false) AS brand_restricted, i.stock_json
+         p.item_discount_group, coalesce(b.restricted, false) AS brand_restricted, i.stock_json,
+         p.changed_xid::text || '/' || coalesce(i.changed_xid::text, '') || '/' || coalesce(b.changed_xid::text, '') AS version
     FROM (SELECT row_to_json(x)::text AS account
             FROM (SELECT account_no, price_mode, price_group, disc_group, allowed_brands, indent_brands,
                          (SELECT version::text FROM price_rules_state) AS rules_version,
@@ -101,9 +109,9 @@ const batchSelect = (kind: 'sku' | 'ean'): string => `
    ORDER BY s.key, p.sku`;
 
 const BY_KIND = {
-  sku: { name: 'lookup-batch-by-sku-v3', text: batchSelect('sku') },
+  sku: { name: 'lookup-batch-by-sku-v4', text: batchSelect('sku') },
   // Several variants may share an EAN (a feed error); they come back in SKU order so the choice is stable.
-  ean: { name: 'lookup-batch-by-ean-v3', text: batchSelect('ean') },
+  ean: { name: 'lookup-batch-by-ean-v4', text: batchSelect('ean') },
 } as const;
 
 type BatchRow = Omit<LookupProductRow, 'sku'> & { account: string | null; key: string | null; sku: string | null };

@@ -17,6 +17,8 @@ export interface LookupProduct {
   readonly blocked: boolean;
   readonly brandCode: string | null;
   readonly brandRestricted: boolean;
+  /** The rows it was decoded from (`LookupProductRow.version`): a row read again with this version is this product. */
+  readonly version: string;
   readonly pricing: PricingProduct;
   /** Shared by every answer that shows this version of the product; never mutated. */
   readonly stock: Stock;
@@ -68,16 +70,40 @@ function lookupProduct(row: LookupProductRow): LookupProduct {
     blocked: row.blocked === true,
     brandCode: row.brand_code,
     brandRestricted: row.brand_restricted,
+    version: row.version,
     pricing: { sku: row.sku, masterProductNo: row.master_product_no, itemDiscountGroup: row.item_discount_group, unitPrice: row.unit_price },
     stock: row.stock_json === null ? NO_STOCK : decodeStock(row.stock_json),
     prices: new Map(),
   };
 }
 
-/** What a call sends (`LookupRequest`) and the held entries it may answer from. */
+/** What a call sends (`LookupRequest`) and what it holds of the keys. */
 export interface LookupPlan {
   readonly request: LookupRequest;
+  /**
+   * Every held entry of the call's keys: those it only checks (`request.held`), and those checked
+   * too long ago, read again in full and compared with what the database sends.
+   */
   readonly held: ReadonlyMap<string, HeldKey>;
+}
+
+/**
+ * The products of a key read again: a held product whose rows carry the same version is kept as it
+ * is, with its kept prices and its stock, instead of a freshly decoded copy. A key is read again
+ * whenever a transaction older than its rows' last write was still running when it was last
+ * checked (the snapshot xmin is cluster-wide: an import, a pg_dump or another database's long
+ * transaction hold it back), so this is the common case, not the exception.
+ */
+function productsOf(rows: readonly LookupProductRow[], held: HeldKey | undefined): readonly LookupProduct[] {
+  if (held === undefined) return rows.map(lookupProduct);
+  let same = rows.length === held.products.length;
+  const products = rows.map((row, i) => {
+    const kept = held.products[i]?.sku === row.sku ? held.products[i] : held.products.find((p) => p.sku === row.sku);
+    if (kept !== undefined && kept.version === row.version) return kept;
+    same = false;
+    return lookupProduct(row);
+  });
+  return same ? held.products : products;
 }
 
 /**
@@ -110,11 +136,11 @@ export class LookupProductCache {
     let since: bigint | null = null;
     for (const key of keys) {
       const entry = cache.get(key);
+      if (entry !== undefined) held.set(key, entry);
       if (entry === undefined || entry.checkedAt < oldest) {
         missing.push(key);
         continue;
       }
-      held.set(key, entry);
       heldList.push({ key, skus: entry.products.map((p) => p.sku) });
       if (since === null || entry.checkedAsOf < since) since = entry.checkedAsOf;
     }
@@ -139,8 +165,9 @@ export class LookupProductCache {
     const keep = deletions === this.#deletions;
     const now = this.clock();
     const current = new Map<string, HeldKey | undefined>();
-    for (const [key, entry] of plan.held) {
-      if (batch.read.has(key)) continue;
+    for (const { key } of plan.request.held) {
+      const entry = plan.held.get(key);
+      if (entry === undefined || batch.read.has(key)) continue;
       if (entry.checkedAsOf < batch.snapshotXmin) entry.checkedAsOf = batch.snapshotXmin;
       entry.checkedAt = now;
       current.set(key, entry);
@@ -151,7 +178,7 @@ export class LookupProductCache {
         current.set(key, undefined);
         continue;
       }
-      const entry: HeldKey = { products: rows.map(lookupProduct), checkedAsOf: batch.snapshotXmin, checkedAt: now };
+      const entry: HeldKey = { products: productsOf(rows, plan.held.get(key)), checkedAsOf: batch.snapshotXmin, checkedAt: now };
       if (keep) cache.set(key, entry);
       current.set(key, entry);
     }

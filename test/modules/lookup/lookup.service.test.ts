@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { gs1CheckDigit, eanProblem } from '../../../src/modules/lookup/ean.js';
+import { findLookupBatch } from '../../../src/modules/lookup/lookup.repository.js';
 import { PRICES_KEPT_PER_PRODUCT, lookupProducts, parseLookupKeys } from '../../../src/modules/lookup/lookup.service.js';
 import { LookupProductCache } from '../../../src/modules/lookup/product-cache.js';
 import { PriceRuleCache } from '../../../src/modules/pricing/rule-cache.js';
@@ -55,7 +57,8 @@ describe('lookup keys', () => {
 describe('lookupProducts on the database', () => {
   let t: TestApp;
   let rules: PriceRuleCache;
-  const products = new LookupProductCache();
+  // A clock that never moves: no held key ever ages past MAX_CHECK_AGE_MS, however slow the run.
+  const products = new LookupProductCache(undefined, () => 0);
   const deps = () => ({ pool: t.pool, currency: 'AUD', rules, products, now: () => new Date('2026-11-22T00:00:00Z') });
   const EAN_A = ean13('930000000001');
   const EAN_B = ean13('930000000002');
@@ -150,20 +153,37 @@ describe('lookupProducts on the database', () => {
     assert.equal(await at('2026-12-15T00:00:00.000Z'), '7.5000');
   });
 
-  it(`keeps prices for at most ${PRICES_KEPT_PER_PRODUCT} accounts per product, each its own`, async () => {
-    const accounts = Array.from({ length: PRICES_KEPT_PER_PRODUCT + 2 }, (_, i) => `K${i}`);
-    await putBatch(t, '/customer', accounts.map((accountNo, i) => ({ account: { accountNo, name: accountNo, status: 'Active', priceGroup: `PG${i}` } })));
-    await putBatch(t, '/pricing/rules', accounts.map((accountNo, i) => ({
-      ruleId: `K-${accountNo}`, sourceType: 'CustomerPriceGroup', sourceCode: `PG${i}`, sku: 'B-1', amountType: 'Price', unitPrice: `${i + 1}`,
-    })));
-    for (const round of [1, 2]) {
-      for (const [i, accountNo] of accounts.entries()) {
-        const [b] = await lookupProducts(deps(), accountNo, 'sku', ['B-1']);
-        assert.equal(b?.value?.unitPrice, `${i + 1}.0000`, `round ${round}, ${accountNo}`);
+  it(`keeps prices for at most ${PRICES_KEPT_PER_PRODUCT} accounts per product, each its own, while an older transaction is open`, async () => {
+    // A transaction with an id, open for the whole test and older than the product's rows, as a
+    // long import or pg_dump would be (or any transaction in another database of the cluster:
+    // transaction ids and snapshots are cluster-wide). Every snapshot's xmin stays at or below its
+    // id, so the product's rows may still be changing as far as a check can tell, and its key is
+    // read again on every call; what was decoded and priced for it must survive that.
+    const older = new pg.Client({ connectionString: t.db.url });
+    await older.connect();
+    try {
+      await older.query('BEGIN');
+      await older.query('SELECT pg_current_xact_id()');
+      const accounts = Array.from({ length: PRICES_KEPT_PER_PRODUCT + 2 }, (_, i) => `K${i}`);
+      await putBatch(t, '/catalogue/products', [{ sku: 'K-1', unitPrice: 10 }]);
+      await putBatch(t, '/customer', accounts.map((accountNo, i) => ({ account: { accountNo, name: accountNo, status: 'Active', priceGroup: `PG${i}` } })));
+      await putBatch(t, '/pricing/rules', accounts.map((accountNo, i) => ({
+        ruleId: `K-${accountNo}`, sourceType: 'CustomerPriceGroup', sourceCode: `PG${i}`, sku: 'K-1', amountType: 'Price', unitPrice: `${i + 1}`,
+      })));
+      for (const round of [1, 2]) {
+        for (const [i, accountNo] of accounts.entries()) {
+          const [k] = await lookupProducts(deps(), accountNo, 'sku', ['K-1']);
+          assert.equal(k?.value?.unitPrice, `${i + 1}.0000`, `round ${round}, ${accountNo}`);
+        }
       }
+      const plan = products.plan('sku', ['K-1']);
+      assert.deepEqual(plan.request.held.map((h) => h.key), ['K-1'], 'held and only checked');
+      assert.deepEqual([...(await findLookupBatch(t.pool, 'K0', 'sku', plan.request)).read.keys()], ['K-1'], 'yet read again on every call');
+      assert.equal(plan.held.get('K-1')?.products[0]?.prices.size, PRICES_KEPT_PER_PRODUCT);
+    } finally {
+      await older.query('ROLLBACK');
+      await older.end();
     }
-    const held = products.plan('sku', ['B-1']).held.get('B-1');
-    assert.equal(held?.products[0]?.prices.size, PRICES_KEPT_PER_PRODUCT);
   });
 
   it('costs one query for 1 key as for 100, and one more only when the price rules changed', async () => {

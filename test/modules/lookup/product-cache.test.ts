@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import pg from 'pg';
 import { gs1CheckDigit } from '../../../src/modules/lookup/ean.js';
-import { MAX_CHANGES_CHECKED, findLookupBatch } from '../../../src/modules/lookup/lookup.repository.js';
+import { MAX_CHANGES_CHECKED, findLookupBatch, type LookupProductRow } from '../../../src/modules/lookup/lookup.repository.js';
 import { lookupProducts } from '../../../src/modules/lookup/lookup.service.js';
 import { LookupProductCache, MAX_CHECK_AGE_MS, type LookupKind } from '../../../src/modules/lookup/product-cache.js';
-import { PriceRuleCache } from '../../../src/modules/pricing/rule-cache.js';
+import { PriceRuleCache, type RuleSet } from '../../../src/modules/pricing/rule-cache.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
-import { waitFor } from '../../helpers/processes.js';
 
 const ean13 = (body12: string): string => `${body12}${gs1CheckDigit(body12)}`;
 const EAN_A = ean13('930000000101');
@@ -24,32 +24,34 @@ describe('the lookup product cache on the database', () => {
     return { missing: request.missing, held: request.held.map((h) => h.key) };
   };
   /**
-   * Waits until no transaction older than the last write to these tables is in flight anywhere in
-   * the cluster (other test files write to other databases of it). Until then a snapshot cannot
-   * tell those rows from rows still being written, and a check reads them again to be safe.
+   * The next transaction id to be assigned (`pg_snapshot_xmax`): every write this file made so far
+   * has a lower id and every later one a higher one. A check normally uses the snapshot's xmin,
+   * which any transaction still open anywhere in the cluster holds back (other test files run in
+   * other databases of it), so which keys the database reads again would depend on them. `reread`
+   * records its keys as checked at this point instead; `older` below holds the xmin back on purpose.
    */
-  const quiet = () => waitFor('older transactions to finish', async () => {
-    const { rows } = await t.pool.query<{ quiet: boolean }>(`
-      SELECT coalesce(pg_snapshot_xmin(pg_current_snapshot()) > greatest(
-        (SELECT changed_xid FROM products ORDER BY changed_xid DESC LIMIT 1),
-        (SELECT changed_xid FROM inventory_items ORDER BY changed_xid DESC LIMIT 1),
-        (SELECT changed_xid FROM brands ORDER BY changed_xid DESC LIMIT 1)), true) AS quiet`);
-    return rows[0]?.quiet === true;
-  });
-  const lookup = async (kind: LookupKind, keys: string[], account = 'C1') => {
-    await quiet();
-    return lookupProducts(deps(), account, kind, keys);
-  };
-  /**
-   * Runs one call's statement as the lookup does, once earlier writes are settled, and returns the
-   * keys the database read again.
-   */
+  const nextXid = async () => BigInt((await t.pool.query<{ xid: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xid')).rows[0]?.xid ?? '0');
+  const lookup = (kind: LookupKind, keys: string[], account = 'C1') => lookupProducts(deps(), account, kind, keys);
+  /** Runs one call's statement as the lookup does and returns the keys the database read again. */
   const reread = async (kind: LookupKind, keys: string[]) => {
-    await quiet();
+    const settled = await nextXid();
     const plan = cache.plan(kind, keys);
     const batch = await findLookupBatch(t.pool, 'C1', kind, plan.request);
-    cache.settle(kind, plan, batch);
+    cache.settle(kind, plan, { ...batch, snapshotXmin: settled });
     return [...batch.read.keys()].sort();
+  };
+  /** The products held for a key, as decoded objects: the same object means it was not decoded again. */
+  const heldProducts = (kind: LookupKind, key: string) => cache.plan(kind, [key]).held.get(key)?.products ?? [];
+  /**
+   * A transaction with an id, left open until `end`: every snapshot's xmin stays at or below it, as
+   * a long import, a pg_dump or a transaction in another database of the cluster keeps it.
+   */
+  const older = async () => {
+    const client = new pg.Client({ connectionString: t.db.url });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('SELECT pg_current_xact_id()');
+    return { end: async () => { await client.query('ROLLBACK'); await client.end(); } };
   };
   const put = async (url: string, data: unknown[]) => assert.equal((await putBatch(t, url, data)).statusCode, 200);
 
@@ -135,23 +137,68 @@ describe('the lookup product cache on the database', () => {
   });
 
   it('forgets everything held after a delete or a truncate, which leave no changed row behind', async () => {
-    await lookup('sku', ['A-1', 'B-1']);
+    await reread('sku', ['A-1', 'B-1']);
     await t.pool.query("DELETE FROM products WHERE sku = 'B-1'");
-    assert.deepEqual((await lookup('sku', ['A-1', 'B-1'])).map((r) => r.found), [true, false]);
+    assert.deepEqual(await reread('sku', ['A-1', 'B-1']), ['A-1', 'B-1']);
     assert.deepEqual(await reread('sku', ['A-1']), [], 'held again once read after the delete');
+    assert.deepEqual((await lookup('sku', ['A-1', 'B-1'])).map((r) => r.found), [true, false]);
     await t.pool.query('TRUNCATE inventory_items CASCADE');
     const [a] = await lookup('sku', ['A-1']);
     assert.deepEqual(a?.value?.stock, { onHand: 0, reserved: 0, byLocation: [], incoming: [] });
   });
 
-  it('reads a key again when it has not been checked for MAX_CHECK_AGE_MS', async () => {
-    await reread('sku', ['A-1']);
+  it('reads a key again when it has not been checked for MAX_CHECK_AGE_MS, keeping what did not change', async () => {
+    await reread('sku', ['A-1', 'B-1']);
+    const [a] = heldProducts('sku', 'A-1');
+    const [b] = heldProducts('sku', 'B-1');
     clock += MAX_CHECK_AGE_MS - 1;
     assert.deepEqual(await reread('sku', ['A-1']), [], 'checked, not read');
     clock += MAX_CHECK_AGE_MS - 1;
-    assert.deepEqual(planned('sku', ['A-1']).held, ['A-1'], 'the check renewed it');
+    assert.deepEqual(planned('sku', ['A-1', 'B-1']), { missing: ['B-1'], held: ['A-1'] }, 'the check renewed A-1 only');
     clock += MAX_CHECK_AGE_MS + 1;
-    assert.deepEqual(planned('sku', ['A-1']), { missing: ['A-1'], held: [] });
+    assert.deepEqual(planned('sku', ['A-1', 'B-1']), { missing: ['A-1', 'B-1'], held: [] });
+    await put('/inventory', [{ sku: 'A-1', locations: [{ locationCode: 'SYD', onHand: 8 }] }]);
+    assert.deepEqual(await reread('sku', ['A-1', 'B-1']), ['A-1', 'B-1']);
+    assert.notEqual(heldProducts('sku', 'A-1')[0], a, 'changed stock: decoded again');
+    assert.equal(heldProducts('sku', 'A-1')[0]?.stock.onHand, 8);
+    assert.equal(heldProducts('sku', 'B-1')[0], b, 'unchanged: the held product is kept');
+  });
+
+  it('keeps the decoded products of keys read again only because an older transaction is open', async () => {
+    const open = await older();
+    try {
+      // Every row of the test newer than the open transaction, so which keys are read again does not
+      // depend on what else runs in the cluster: all of them, on every call.
+      await put('/catalogue/products', [
+        { sku: 'A-1', name: 'Alpha 2', ean: EAN_A, unitPrice: 10, brandCode: 'LUMA' },
+        { sku: 'B-0', name: 'Beta zero', ean: ean13('930000000105'), unitPrice: 5 },
+        { sku: 'B-1', name: 'Beta 2', ean: EAN_B, unitPrice: 20 },
+      ]);
+      await put('/inventory', [{ sku: 'A-1', locations: [{ locationCode: 'SYD', onHand: 4 }] }]);
+      await t.pool.query("UPDATE brands SET name = 'Luma 2' WHERE code = 'LUMA'");
+      assert.deepEqual((await lookup('sku', ['A-1', 'B-1'])).map((r) => r.value?.name), ['Alpha 2', 'Beta 2']);
+      assert.equal((await lookup('ean', [EAN_B]))[0]?.value?.sku, 'B-1');
+      const [a] = heldProducts('sku', 'A-1');
+      const [b] = heldProducts('sku', 'B-1');
+      const [byEan] = heldProducts('ean', EAN_B);
+      const checked = cache.plan('sku', ['A-1', 'B-1']);
+      assert.deepEqual(checked.request.missing, [], 'both held, only checked');
+      assert.deepEqual([...(await findLookupBatch(t.pool, 'C1', 'sku', checked.request)).read.keys()], ['A-1', 'B-1'], 'yet read again');
+      assert.deepEqual((await lookup('sku', ['A-1', 'B-1'])).map((r) => r.value?.name), ['Alpha 2', 'Beta 2']);
+      assert.equal(heldProducts('sku', 'A-1')[0], a, 'read again, same rows: the held product is kept');
+      assert.equal(heldProducts('sku', 'B-1')[0], b);
+      // A variant earlier in SKU order takes the code: read, decoded and answering; B-1 is kept.
+      await put('/catalogue/products', [{ sku: 'B-0', name: 'Beta zero', ean: EAN_B, unitPrice: 5 }]);
+      assert.equal((await lookup('ean', [EAN_B]))[0]?.value?.sku, 'B-0');
+      assert.deepEqual(heldProducts('ean', EAN_B).map((p) => p.sku), ['B-0', 'B-1']);
+      assert.equal(heldProducts('ean', EAN_B)[1], byEan);
+      // Its stock written: decoded again, with the new stock.
+      await put('/inventory', [{ sku: 'B-1', locations: [{ locationCode: 'SYD', onHand: 6 }] }]);
+      assert.equal((await lookup('sku', ['B-1']))[0]?.value?.stock.onHand, 6);
+      assert.notEqual(heldProducts('sku', 'B-1')[0], b);
+    } finally {
+      await open.end();
+    }
   });
 
   it(`reads every held key again when more than ${MAX_CHANGES_CHECKED} rows changed since they were checked`, async () => {
@@ -178,9 +225,31 @@ describe('the lookup product cache on the database', () => {
 });
 
 describe('the lookup product cache, without a database', () => {
-  const product = (sku: string) => ({
+  const product = (sku: string, version = '1//', stock: string | null = null): LookupProductRow => ({
     sku, ean: null, master_product_no: null, name: sku, size: null, color: null, unit_price: '1', blocked: false,
-    brand_code: null, item_discount_group: null, brand_restricted: false, stock_json: null,
+    brand_code: null, item_discount_group: null, brand_restricted: false, stock_json: stock, version,
+  });
+
+  it('keeps a held product read again with the same version, with its kept prices; decodes one whose version differs', () => {
+    const cache = new LookupProductCache(10, () => 0);
+    cache.settle('ean', cache.plan('ean', ['E']), { snapshotXmin: 1n, deletions: '0', read: new Map([['E', [product('A', '5/6/'), product('B', '5//')]]]) });
+    const [a, b] = cache.plan('ean', ['E']).held.get('E')?.products ?? [];
+    assert.ok(a && b);
+    a.prices.set('account', { rules: {} as RuleSet, window: { from: 0, until: 1 }, unitPrice: '1.0000' });
+    const settled = cache.settle('ean', cache.plan('ean', ['E']), {
+      snapshotXmin: 2n, deletions: '0', read: new Map([['E', [product('A', '5/6/'), product('B', '5//7')]]]),
+    });
+    const [a2, b2] = settled.get('E')?.products ?? [];
+    assert.equal(a2, a, 'same rows: the same object, kept prices and all');
+    assert.equal(a2?.prices.size, 1);
+    assert.notEqual(b2, b, 'its brand row was written: decoded again');
+    assert.equal(b2?.prices.size, 0);
+    // A variant joins the code: the others are kept; the entry now lists all of them.
+    cache.settle('ean', cache.plan('ean', ['E']), {
+      snapshotXmin: 3n, deletions: '0', read: new Map([['E', [product('0', '8//'), product('A', '5/6/'), product('B', '5//7')]]]),
+    });
+    const [zero, a3, b3] = cache.plan('ean', ['E']).held.get('E')?.products ?? [];
+    assert.deepEqual([zero?.sku, a3, b3], ['0', a, b2]);
   });
 
   it('does not keep an answer read before a delete it has already seen, but still answers with it', () => {
