@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import {
-  optionalBoolean, optionalDate, optionalDecimal, optionalString, requiredDate, requiredEnum, requiredString,
+  INTEGER_TEXT_MAXIMUM_KEYWORD, optionalBoolean, optionalDate, optionalDecimal, optionalString, requiredDate, requiredEnum,
+  requiredString,
 } from '../../platform/http/fields.js';
 
 export const DOCUMENT_TYPES = ['Invoice', 'CreditMemo', 'Payment', 'Refund', 'FinanceChargeMemo', 'Reminder'] as const;
@@ -19,6 +20,7 @@ const entryNoSchema = Type.Unsafe<number | string>({
   minimum: 1,
   maximum: Number.MAX_SAFE_INTEGER,
   pattern: '^[1-9][0-9]{0,18}$',
+  [INTEGER_TEXT_MAXIMUM_KEYWORD]: MAX_ENTRY_NO.toString(),
   description: `Upstream ledger entry number, 1 to ${MAX_ENTRY_NO}. A JSON integer up to ${Number.MAX_SAFE_INTEGER}; `
     + 'larger numbers must be sent as a string of digits (a JSON number that large cannot be carried exactly)',
 });

@@ -9,6 +9,12 @@ import { Type, type TSchema, type TUnsafe, type TOptional } from 'typebox';
 export const DECIMAL_KEYWORD = 'x-decimal';
 /** Marks a string stored as text: NUL and unpaired surrogates are refused (formats.ts). */
 export const TEXT_KEYWORD = 'x-text';
+/**
+ * Caps a whole number sent as a string of digits beyond what a JSON number carries exactly (a
+ * `bigint` column): the value, a string of decimal digits, is compared exactly. Strings with more
+ * digits than the cap are left to the schema's `pattern` or `maxLength`, so they get one message.
+ */
+export const INTEGER_TEXT_MAXIMUM_KEYWORD = 'x-integer-text-maximum';
 export interface DecimalOptions { scale: number; minimum?: number }
 
 type Opt<T extends TSchema> = TOptional<T>;

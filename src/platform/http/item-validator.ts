@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from 'typebox';
 import { decimalProblem } from '../decimal.js';
-import { DECIMAL_KEYWORD, TEXT_KEYWORD, type DecimalOptions } from './fields.js';
+import { DECIMAL_KEYWORD, INTEGER_TEXT_MAXIMUM_KEYWORD, TEXT_KEYWORD, type DecimalOptions } from './fields.js';
 import { isStorableDate, isStorableDateTime, textProblem } from './formats.js';
 
 export interface ItemError { path: string; message: string }
@@ -24,6 +24,21 @@ function createAjv(): Ajv {
       const problem = textProblem(data);
       if (!problem) return true;
       (text as unknown as { errors: Array<Partial<ErrorObject>> }).errors = [{ keyword: TEXT_KEYWORD, message: problem, params: {} }];
+      return false;
+    },
+  });
+  ajv.addKeyword({
+    keyword: INTEGER_TEXT_MAXIMUM_KEYWORD,
+    schemaType: 'string',
+    errors: true,
+    validate: function integerTextMaximum(this: unknown, maximum: string, data: unknown): boolean {
+      // Part of the schema rather than a check after it, so a key out of range is reported (and
+      // keys the result #<index>) even when another field of the item is wrong too.
+      if (typeof data !== 'string' || !/^[0-9]+$/.test(data) || data.length > maximum.length) return true;
+      if (BigInt(data) <= BigInt(maximum)) return true;
+      (integerTextMaximum as unknown as { errors: Array<Partial<ErrorObject>> }).errors = [
+        { keyword: INTEGER_TEXT_MAXIMUM_KEYWORD, message: `must be at most ${maximum}`, params: {} },
+      ];
       return false;
     },
   });

@@ -259,6 +259,18 @@ describe('PUT /customer/ledger', () => {
       assert.equal(rows[0].n, 1);
     });
 
+    it('keys an out-of-range entry number #<index> and lists it with the item\'s other problems', async () => {
+      const res = await putBatch(t, URL_PATH, [entry('9223372036854775808', { originType: 'PORTAL' })]);
+      assert.deepEqual(res.json().data, [{
+        key: '#0',
+        outcome: 'Rejected',
+        errors: [
+          { path: '/entryNo', message: 'must be at most 9223372036854775807' },
+          { path: '/originType', message: `must be one of: ${ORIGIN_TYPES.join(', ')}` },
+        ],
+      }]);
+    });
+
     it('treats the number and the string form as the same entry: the last occurrence wins', async () => {
       const res = await putBatch(t, URL_PATH, [entry(6000, { documentNo: 'FIRST' }), entry('6000', { documentNo: 'SECOND' })]);
       assert.deepEqual(res.json().data, [{ key: '6000', outcome: 'Upserted' }, { key: '6000', outcome: 'Upserted' }]);
