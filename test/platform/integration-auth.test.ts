@@ -21,6 +21,8 @@ interface SignOptions {
   key?: Uint8Array | CryptoKey;
   /** Claims set verbatim; `exp`/`iat` default to a valid one-hour token unless given (or `undefined`). */
   claims?: JWTPayload;
+  /** The protected header's `typ`: `JWT` unless given; `null` leaves it out. */
+  typ?: unknown;
 }
 
 /** Signs a token by hand so each test controls every claim and the header's `alg`. */
@@ -29,7 +31,7 @@ async function sign(options: SignOptions = {}): Promise<string> {
   const claims: JWTPayload = { sub: 'erp', scope: SCOPE, iat: t, exp: t + 3600, ...options.claims };
   for (const k of Object.keys(claims)) if (claims[k] === undefined) delete claims[k];
   return new SignJWT(claims)
-    .setProtectedHeader({ alg: options.alg ?? 'HS256', typ: 'JWT' })
+    .setProtectedHeader({ alg: options.alg ?? 'HS256', ...(options.typ === null ? {} : { typ: (options.typ ?? 'JWT') as string }) })
     .sign(options.key ?? secretBytes(TEST_JWT_SECRET));
 }
 
@@ -120,6 +122,19 @@ describe('integration auth: HS256 with a shared secret', () => {
   it('refuses a token signed with another algorithm, HS512 with the same secret (401)', async () => {
     const token = await sign({ alg: 'HS512' });
     assertRefused(await put(t, `Bearer ${token}`), { status: 401, detail: /algorithm/, challenge: INVALID_TOKEN });
+  });
+
+  it('accepts a token whose typ is absent, JWT in any letter case, or application/jwt (RFC 8725 §3.11)', async () => {
+    for (const typ of [null, 'JWT', 'jwt', 'Jwt', 'application/jwt', 'Application/JWT']) {
+      assertAccepted(await put(t, `Bearer ${await sign({ typ })}`));
+    }
+  });
+
+  it('refuses a correctly signed token of another type (401, typ)', async () => {
+    for (const typ of ['JWE', 'JOSE', 'JOSE+JSON', 'at+jwt', 'application/at+jwt', 'secevent+jwt', 'JWT ', 'application/jwt; x=1', '', 42]) {
+      const res = await put(t, `Bearer ${await sign({ typ })}`);
+      assertRefused(res, { status: 401, detail: /type \(typ\)/, challenge: INVALID_TOKEN });
+    }
   });
 
   it('refuses a token signed with another secret (401, bad signature)', async () => {

@@ -4,15 +4,15 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   SignJWT, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify,
-  type JWTPayload, type JWTVerifyGetKey, type CryptoKey,
+  type JWTPayload, type JWTVerifyGetKey, type JWTVerifyResult, type CryptoKey,
 } from 'jose';
 import type { Config } from '../../config.js';
 import { errors } from './problem.js';
 
 /**
  * The integration surface's own bearer-JWT scheme. The algorithm is pinned by configuration, so a
- * token signed any other way (including `alg: none`) never verifies; `exp` is required and every
- * time claim allows at most 60 s of clock skew.
+ * token signed any other way (including `alg: none`) never verifies; the type is pinned too (see
+ * `isAcceptedTyp`); `exp` is required and every time claim allows at most 60 s of clock skew.
  */
 export const INTEGRATION_SCOPE = 'integration:write';
 export const CLOCK_SKEW_SECONDS = 60;
@@ -110,6 +110,20 @@ function reasonFor(error: unknown): string {
   return 'The token is malformed.';
 }
 
+/**
+ * RFC 8725 §3.11: a JWT of another kind signed with the same key (an access token `at+jwt`, a
+ * security event `secevent+jwt`, or a header claiming `JWE`/`JOSE`) must not pass as this one. The
+ * `typ` may be left out (most issuers do) or be the media type of a plain JWT: `JWT`, compared
+ * without regard to letter case as media types are, with or without the `application/` prefix
+ * (RFC 7515 §4.1.9). Anything else, including a non-string, is refused.
+ */
+export function isAcceptedTyp(typ: unknown): boolean {
+  if (typ === undefined) return true;
+  if (typeof typ !== 'string') return false;
+  const type = typ.toLowerCase();
+  return type === 'jwt' || type === 'application/jwt';
+}
+
 export interface IntegrationVerifier { verify(token: string): Promise<IntegrationPrincipal> }
 
 export async function createIntegrationVerifier(config: Config): Promise<IntegrationVerifier> {
@@ -126,12 +140,16 @@ export async function createIntegrationVerifier(config: Config): Promise<Integra
   };
   return {
     async verify(token) {
-      let payload: JWTPayload;
+      let verified: JWTVerifyResult;
       try {
-        payload = (await jwtVerify(token, getKey, options)).payload;
+        verified = await jwtVerify(token, getKey, options);
       } catch (error) {
         throw errors.unauthorized(reasonFor(error), `${REALM}, error="invalid_token"`);
       }
+      if (!isAcceptedTyp(verified.protectedHeader.typ)) {
+        throw errors.unauthorized('The token type (typ) must be JWT or left out.', `${REALM}, error="invalid_token"`);
+      }
+      const { payload } = verified;
       // jose checks iat only together with a maximum age; a token "issued" in the future is refused here.
       if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
         throw errors.unauthorized('The token is issued in the future (iat).', `${REALM}, error="invalid_token"`);
