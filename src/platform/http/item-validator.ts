@@ -90,26 +90,33 @@ function messageFor(e: ErrorObject): string {
 }
 
 /**
+ * One error per field: Ajv reports every failing keyword, so an enum sent as a number failed both
+ * `type` ("must be a string") and `enum`. The enum's message names the allowed values and so says
+ * both; a `type` error otherwise stands alone (the other keywords only repeat it); anything else
+ * found at one path is joined into one message, in the order Ajv found it.
+ */
+function onePerPath(errors: readonly ErrorObject[]): ItemError[] {
+  const byPath = new Map<string, ErrorObject[]>();
+  for (const e of errors) {
+    const path = e.keyword === 'required'
+      ? `${e.instancePath}/${String((e.params as { missingProperty: string }).missingProperty)}`
+      : e.instancePath;
+    const list = byPath.get(path);
+    if (list) list.push(e);
+    else byPath.set(path, [e]);
+  }
+  return [...byPath].map(([path, found]) => {
+    const decisive = found.find((e) => e.keyword === 'enum') ?? found.find((e) => e.keyword === 'type');
+    const messages = decisive ? [messageFor(decisive)] : [...new Set(found.map(messageFor))];
+    return { path, message: messages.join('; ') };
+  });
+}
+
+/**
  * Compiles an item schema into a function that returns every problem of one item as
- * `{path, message}` with JSON-pointer paths inside the item.
+ * `{path, message}` with JSON-pointer paths inside the item, one per path.
  */
 export function compileItemValidator(schema: TSchema): (item: unknown) => ItemError[] {
   const validate: ValidateFunction = ajv.compile(schema as object);
-  return (item) => {
-    if (validate(item)) return [];
-    const seen = new Set<string>();
-    const out: ItemError[] = [];
-    for (const e of validate.errors ?? []) {
-      const path = e.keyword === 'required'
-        ? `${e.instancePath}/${String((e.params as { missingProperty: string }).missingProperty)}`
-        : e.instancePath;
-      const message = messageFor(e);
-      const id = `${path}\u0000${message}`;
-      if (!seen.has(id)) {
-        seen.add(id);
-        out.push({ path, message });
-      }
-    }
-    return out;
-  };
+  return (item) => (validate(item) ? [] : onePerPath(validate.errors ?? []));
 }

@@ -107,11 +107,9 @@ describe('PUT /fulfilment/postcode-routing', () => {
 
     const wrong = ['road', 'AIR', 'Sea', '', ' Road', null];
     const bad = await putBatch(t, URL_PATH, wrong.map((defaultMethod, i) => route(`M-BAD-${i}`, { defaultMethod })));
-    assert.deepEqual(bad.json().data, wrong.map((value, i) => ({
-      key: `M-BAD-${i}`, outcome: 'Rejected',
-      errors: value === null
-        ? [{ path: '/defaultMethod', message: 'must be a string' }, { path: '/defaultMethod', message: 'must be one of: Road, Air' }]
-        : [{ path: '/defaultMethod', message: 'must be one of: Road, Air' }],
+    // One error per field: a null is answered with the allowed values, not "must be a string" as well.
+    assert.deepEqual(bad.json().data, wrong.map((_, i) => ({
+      key: `M-BAD-${i}`, outcome: 'Rejected', errors: [{ path: '/defaultMethod', message: 'must be one of: Road, Air' }],
     })));
     assert.equal(await count(t, wrong.map((_, i) => `M-BAD-${i}`)), 0);
   });
@@ -121,7 +119,7 @@ describe('PUT /fulfilment/postcode-routing', () => {
       [route(7 as unknown as string), '/id', ['must be a string']],
       [route('T-POSTCODE', { postcode: 3000 }), '/postcode', ['must be a string']],
       [route('T-AGENT', { defaultRoadAgentCode: ['TNT'] }), '/defaultRoadAgentCode', ['must be a string']],
-      [route('T-METHOD', { defaultMethod: 1 }), '/defaultMethod', ['must be a string', 'must be one of: Road, Air']],
+      [route('T-METHOD', { defaultMethod: 1 }), '/defaultMethod', ['must be one of: Road, Air']],
     ];
     const res = await putBatch(t, URL_PATH, cases.map(([item]) => item));
     assert.deepEqual(res.json().data, cases.map(([item, path, messages], i) => ({

@@ -132,7 +132,7 @@ describe('PUT /pricing/rules', () => {
   it('rejects a wrong type for each kind of field with the field path', async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [rule('WT-1', { sku: 12 }), '/sku', 'must be a string'],
-      [rule('WT-2', { amountType: 1 }), '/amountType', 'must be a string'],
+      [rule('WT-2', { amountType: 1 }), '/amountType', 'must be one of: Price, Discount'],
       [rule('WT-3', { minQuantity: 1.5 }), '/minQuantity', 'must be a whole number'],
       [rule('WT-4', { minQuantity: '3' }), '/minQuantity', 'must be a whole number'],
       [rule('WT-5', { unitPrice: true }), '/unitPrice', 'must be a number or a string'],
@@ -149,9 +149,7 @@ describe('PUT /pricing/rules', () => {
       const [item, path, message] = cases[i] as [Record<string, unknown>, string, string];
       assert.equal(r.outcome, 'Rejected', `case ${i}`);
       assert.equal(r.key, path === '/ruleId' ? `#${i}` : item.ruleId, `case ${i}`);
-      // An enum answers a wrong type with its allowed values too.
-      const expected = path === '/amountType' ? [{ path, message }, { path, message: 'must be one of: Price, Discount' }] : [{ path, message }];
-      assert.deepEqual(r.errors, expected, `case ${i}`);
+      assert.deepEqual(r.errors, [{ path, message }], `case ${i}`);
     });
     assert.equal(await count('WT-%'), 0);
   });

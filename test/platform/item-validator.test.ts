@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Type } from 'typebox';
+import {
+  optionalEnum, optionalString, requiredDecimal, requiredEnum, requiredString,
+} from '../../src/platform/http/fields.js';
+import { compileItemValidator } from '../../src/platform/http/item-validator.js';
+
+/** The per-item validator on its own: Ajv's errors turned into one `{path, message}` per field. */
+
+const validate = compileItemValidator(Type.Object({
+  code: requiredString(5),
+  name: optionalString(10),
+  kind: requiredEnum(['Price', 'Discount'] as const),
+  mode: optionalEnum(['Standard', 'ListOnly'] as const),
+  amount: requiredDecimal(),
+}));
+const valid = { code: 'C-1', kind: 'Price', amount: 1 };
+
+describe('item validator: one error per field path', () => {
+  it('accepts a valid item', () => {
+    assert.deepEqual(validate(valid), []);
+  });
+
+  it('answers an enum sent as another type with the allowed values only, not "must be a string" as well', () => {
+    for (const wrong of [5, true, ['Price'], { v: 'Price' }]) {
+      assert.deepEqual(validate({ ...valid, kind: wrong }), [{ path: '/kind', message: 'must be one of: Price, Discount' }], JSON.stringify(wrong));
+      assert.deepEqual(validate({ ...valid, mode: wrong }), [{ path: '/mode', message: 'must be one of: Standard, ListOnly' }], JSON.stringify(wrong));
+    }
+    assert.deepEqual(validate({ ...valid, kind: null }), [{ path: '/kind', message: 'must be one of: Price, Discount' }]);
+  });
+
+  it('joins several problems of one field into one error, in the order found', () => {
+    assert.deepEqual(validate({ ...valid, code: 'AB\u0000CDEF' }), [{
+      path: '/code',
+      message: 'must not contain the NUL character (U+0000), which cannot be stored; must be at most 5 characters long',
+    }]);
+  });
+
+  it('keeps one error per field when several fields are wrong, in schema order', () => {
+    assert.deepEqual(validate({ code: 7, name: 'n'.repeat(11), kind: 1, amount: 'x' }), [
+      { path: '/code', message: 'must be a string' },
+      { path: '/name', message: 'must be at most 10 characters long' },
+      { path: '/kind', message: 'must be one of: Price, Discount' },
+      { path: '/amount', message: 'must be a decimal number such as "12.5" (digits, optional sign and point)' },
+    ]);
+  });
+});
