@@ -278,8 +278,8 @@ describe('integration envelope: database failures', () => {
  * Every batch endpoint with one valid item that holds every nested object and array of its schema,
  * so that each string field of the schema (however deep) can be replaced in turn.
  */
-const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample: Record<string, unknown> }> = [
-  { url: '/catalogue/products', definition: productBatch, sample: { sku: 'S-1' } },
+const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample: Record<string, unknown>; codes: string[] }> = [
+  { url: '/catalogue/products', definition: productBatch, sample: { sku: 'S-1' }, codes: ['/sku'] },
   {
     url: '/customer',
     definition: customerBatch,
@@ -288,6 +288,7 @@ const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample
       shipToAddresses: [{ shipToCode: 'ST-1' }],
       admin: { name: 'Ada', email: 'ada@example.com' },
     },
+    codes: ['/account/accountNo', '/account/name', '/shipToAddresses/0/shipToCode', '/admin/name'],
   },
   {
     url: '/customer/ledger',
@@ -296,22 +297,45 @@ const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample
       entryNo: 1, accountNo: 'C-1', documentNo: 'D-1', documentType: 'Invoice', originType: 'Erp',
       documentDate: '2026-01-31', postingDate: '2026-01-31',
     },
+    codes: ['/entryNo', '/accountNo', '/documentNo'],
   },
-  { url: '/fulfilment/postcode-routing', definition: postcodeRouteBatch, sample: { id: 'P-1', countryRegionCode: 'NZ', postcode: '1010', defaultMethod: 'Road' } },
-  { url: '/fulfilment/freight-rates', definition: freightRateBatch, sample: { id: 'R-1', countryRegionCode: 'NZ', shippingAgentCode: 'NZP', shippingAgentServiceCode: 'STD' } },
-  { url: '/fulfilment/airbags', definition: packageTypeBatch, sample: { id: 'B-1', countryRegionCode: 'NZ' } },
+  {
+    url: '/fulfilment/postcode-routing',
+    definition: postcodeRouteBatch,
+    sample: { id: 'P-1', countryRegionCode: 'NZ', postcode: '1010', defaultMethod: 'Road' },
+    codes: ['/id', '/countryRegionCode', '/postcode'],
+  },
+  {
+    url: '/fulfilment/freight-rates',
+    definition: freightRateBatch,
+    sample: { id: 'R-1', countryRegionCode: 'NZ', shippingAgentCode: 'NZP', shippingAgentServiceCode: 'STD' },
+    codes: ['/id', '/countryRegionCode', '/shippingAgentCode', '/shippingAgentServiceCode'],
+  },
+  { url: '/fulfilment/airbags', definition: packageTypeBatch, sample: { id: 'B-1', countryRegionCode: 'NZ' }, codes: ['/id', '/countryRegionCode'] },
   {
     url: '/inventory',
     definition: inventoryBatch,
     sample: { sku: 'S-1', locations: [{ locationCode: 'L-1', onHand: 1, incoming: [{ quantity: 1, expectedDate: '2026-01-31' }] }] },
+    codes: ['/sku', '/locations/0/locationCode'],
   },
-  { url: '/pricing/rules', definition: priceRuleBatch, sample: { ruleId: 'R-1', sourceType: 'AllCustomers', sku: 'S-1', amountType: 'Price', unitPrice: 1 } },
-  { url: '/tax/jurisdictions', definition: jurisdictionBatch, sample: { code: 'J-1', rates: [{ taxGroupCode: 'G-1', ratePercent: 10 }] } },
-  { url: '/tax/areas', definition: areaBatch, sample: { code: 'A-1', jurisdictionCodes: ['J-1'] } },
+  {
+    url: '/pricing/rules',
+    definition: priceRuleBatch,
+    sample: { ruleId: 'R-1', sourceType: 'AllCustomers', sku: 'S-1', amountType: 'Price', unitPrice: 1 },
+    codes: ['/ruleId'],
+  },
+  {
+    url: '/tax/jurisdictions',
+    definition: jurisdictionBatch,
+    sample: { code: 'J-1', rates: [{ taxGroupCode: 'G-1', ratePercent: 10 }] },
+    codes: ['/code', '/rates/0/taxGroupCode'],
+  },
+  { url: '/tax/areas', definition: areaBatch, sample: { code: 'A-1', jurisdictionCodes: ['J-1'] }, codes: ['/code', '/jurisdictionCodes/0'] },
   {
     url: '/tax/gst-posting-rates',
     definition: gstPostingRatesBatch,
     sample: { rates: [{ businessPostingGroup: 'B-1', productPostingGroup: 'P-1', ratePercent: 15 }] },
+    codes: ['/rates/0/businessPostingGroup', '/rates/0/productPostingGroup'],
   },
 ];
 
@@ -343,12 +367,29 @@ function withValue(sample: Record<string, unknown>, pointer: string, value: unkn
   return copy;
 }
 
-describe('every batch endpoint: a text PostgreSQL cannot store is a problem of its item', () => {
+describe('every batch endpoint: a text PostgreSQL cannot store, or a blank code, is a problem of its item', () => {
   let t: TestApp;
   before(async () => { t = await buildTestApp(); });
   after(async () => { await t.close(); });
 
-  for (const { url, definition, sample } of ENDPOINTS) {
+  for (const { url, definition, sample, codes } of ENDPOINTS) {
+    it(`${url}: a key, code or required name of white space only rejects that item naming the field`, async () => {
+      const blanks = ['   ', '\t\n', '\u00a0\u3000'];
+      const cases = codes.flatMap((field) => blanks.map((blank) => ({ field, item: withValue(sample, field, blank) })));
+      const res = await putBatch(t, url, [sample, ...cases.map((c) => c.item)]);
+      assert.equal(res.statusCode, 200, res.body);
+      const results = res.json().data as Array<{ key: string; outcome: string; errors?: Array<{ path: string; message: string }> }>;
+      assert.equal(results[0]?.outcome, 'Upserted', `the sample itself is valid: ${JSON.stringify(results[0])}`);
+      cases.forEach(({ field }, i) => {
+        const result = results[i + 1];
+        assert.equal(result?.outcome, 'Rejected', `${field}: ${JSON.stringify(result)}`);
+        const error = result?.errors?.find((e) => e.path === field);
+        assert.ok(error, `${field} is named: ${JSON.stringify(result?.errors)}`);
+        if (field !== '/entryNo') assert.equal(error.message, 'must not be blank (white space only)');
+        if (definition.keyFields.includes(field)) assert.equal(result?.key, `#${i + 1}`, 'a blank key is no key');
+      });
+    });
+
     it(`${url}: a NUL in any string field rejects that item naming the field; the batch is answered 200`, async () => {
       const fields = stringFields(definition.itemSchema as SchemaNode, sample);
       assert.ok(fields.length > 0);

@@ -1,4 +1,5 @@
 import type { Pool } from '../../platform/db/pool.js';
+import { BLANK_MESSAGE, isBlank } from '../../platform/http/fields.js';
 import { textProblem } from '../../platform/http/formats.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
@@ -29,6 +30,7 @@ const FIELD: Record<LookupKind, 'skus' | 'eans'> = { sku: 'skus', ean: 'eans' };
 function keyProblem(key: unknown, kind: LookupKind): string | undefined {
   if (typeof key !== 'string') return 'must be a string';
   if (key === '') return 'must not be empty';
+  if (isBlank(key)) return BLANK_MESSAGE;
   const text = textProblem(key);
   if (text) return text;
   if (kind === 'ean') {
@@ -40,7 +42,7 @@ function keyProblem(key: unknown, kind: LookupKind): string | undefined {
 
 /**
  * The request's keys, or a 400 naming every bad one: 0 or more than 100 keys, a key that is not a
- * non-empty string, a key PostgreSQL cannot take as text (a NUL would fail the query, answered as an
+ * non-empty string, a key of white space only, a key PostgreSQL cannot take as text (a NUL would fail the query, answered as an
  * outage), and (by EAN) a code that is not 8 or 13 digits with a correct GS1 check digit.
  */
 export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {

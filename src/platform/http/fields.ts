@@ -9,6 +9,14 @@ import { Type, type TSchema, type TUnsafe, type TOptional } from 'typebox';
 export const DECIMAL_KEYWORD = 'x-decimal';
 /** Marks a string stored as text: NUL and unpaired surrogates are refused (formats.ts). */
 export const TEXT_KEYWORD = 'x-text';
+/** Marks a required string that must hold something other than white space. */
+export const NOT_BLANK_KEYWORD = 'x-not-blank';
+export const BLANK_MESSAGE = 'must not be blank (white space only)';
+
+/** White space only (JavaScript's set, which includes U+00A0 and U+3000); "" is not blank but empty. */
+export function isBlank(text: string): boolean {
+  return text.length > 0 && text.trim() === '';
+}
 /**
  * Caps a whole number sent as a string of digits beyond what a JSON number carries exactly (a
  * `bigint` column): the value, a string of decimal digits, is compared exactly. Strings with more
@@ -19,8 +27,15 @@ export interface DecimalOptions { scale: number; minimum?: number }
 
 type Opt<T extends TSchema> = TOptional<T>;
 
+/**
+ * A required text: natural keys, codes and the references between them, required names. White
+ * space alone is refused like "": `"   "` would be stored as a key that looks empty and that no
+ * one can type back, and as a reference it names nothing.
+ */
 export function requiredString(maxLength?: number): TUnsafe<string> {
-  return Type.Unsafe<string>({ type: 'string', minLength: 1, ...(maxLength ? { maxLength } : {}), [TEXT_KEYWORD]: true });
+  return Type.Unsafe<string>({
+    type: 'string', minLength: 1, ...(maxLength ? { maxLength } : {}), [TEXT_KEYWORD]: true, [NOT_BLANK_KEYWORD]: true,
+  });
 }
 
 export function optionalString(maxLength?: number): Opt<TUnsafe<string | null>> {

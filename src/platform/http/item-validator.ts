@@ -2,7 +2,9 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from 'typebox';
 import { decimalProblem } from '../decimal.js';
-import { DECIMAL_KEYWORD, INTEGER_TEXT_MAXIMUM_KEYWORD, TEXT_KEYWORD, type DecimalOptions } from './fields.js';
+import {
+  BLANK_MESSAGE, DECIMAL_KEYWORD, INTEGER_TEXT_MAXIMUM_KEYWORD, NOT_BLANK_KEYWORD, TEXT_KEYWORD, isBlank, type DecimalOptions,
+} from './fields.js';
 import { isStorableDate, isStorableDateTime, textProblem } from './formats.js';
 
 export interface ItemError { path: string; message: string }
@@ -24,6 +26,16 @@ function createAjv(): Ajv {
       const problem = textProblem(data);
       if (!problem) return true;
       (text as unknown as { errors: Array<Partial<ErrorObject>> }).errors = [{ keyword: TEXT_KEYWORD, message: problem, params: {} }];
+      return false;
+    },
+  });
+  ajv.addKeyword({
+    keyword: NOT_BLANK_KEYWORD,
+    schemaType: 'boolean',
+    errors: true,
+    validate: function notBlank(this: unknown, _enabled: boolean, data: unknown): boolean {
+      if (typeof data !== 'string' || !isBlank(data)) return true;
+      (notBlank as unknown as { errors: Array<Partial<ErrorObject>> }).errors = [{ keyword: NOT_BLANK_KEYWORD, message: BLANK_MESSAGE, params: {} }];
       return false;
     },
   });

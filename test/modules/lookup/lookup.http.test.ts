@@ -95,6 +95,15 @@ describe('public product lookup over HTTP', () => {
     assert.deepEqual(byEan.json().errors.map((e: { path: string }) => e.path), ['/eans/0']);
   });
 
+  it('400 naming each SKU of white space only', async () => {
+    const res = await post('/by-sku', { skus: ['A-1', '   ', '\t\n'] }, { 'x-api-key': integrator, 'x-customer-no': 'C1' });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.deepEqual(res.json().errors, [
+      { path: '/skus/1', message: 'must not be blank (white space only)' },
+      { path: '/skus/2', message: 'must not be blank (white space only)' },
+    ]);
+  });
+
   it('400 naming X-Customer-No when it holds a NUL, not a 503', async () => {
     const res = await post('/by-sku', { skus: ['A-1'] }, { 'x-api-key': integrator, 'x-customer-no': 'C\u00001' });
     assert.equal(res.statusCode, 400, res.body);
