@@ -17,6 +17,19 @@ export default tseslint.config(
     },
   },
   {
+    // The platform is infrastructure that modules build on; it must never know a module. What it
+    // needs from one it declares as an interface, and src/app.ts hands it the module's implementation.
+    files: ['src/platform/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['**/modules', '**/modules/**'],
+          message: 'src/platform must not import from src/modules: declare the interface in the platform and wire the module in src/app.ts.',
+        }],
+      }],
+    },
+  },
+  {
     files: ['src/config.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**', 'bin/**'],
     rules: { 'no-restricted-properties': 'off' },
   },

@@ -13,6 +13,7 @@ import { createMetrics, installHttpMetrics, type Metrics } from './platform/http
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
+import { createPublicKeyAuthenticator } from './modules/api-keys/api-keys.service.js';
 import { lookupRoutes } from './modules/lookup/lookup.routes.js';
 import { LookupProductCache } from './modules/lookup/product-cache.js';
 import { PriceRuleCache } from './modules/pricing/rule-cache.js';
@@ -123,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const rateLimiter = await createRateLimiter({ redisUrl: deps.config.redisUrl, logger: deps.logger || undefined });
   app.addHook('onClose', async () => rateLimiter.close());
   await app.register(async (publicApi) => {
-    installPublicApiAuth(publicApi, { pool: deps.pool, rateLimiter });
+    installPublicApiAuth(publicApi, { authenticator: createPublicKeyAuthenticator(deps.pool), rateLimiter });
     await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache });
   }, { prefix: '/api/public/v1' });
 

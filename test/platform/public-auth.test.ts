@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { revokeApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { createPublicKeyAuthenticator, revokeApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { generateApiKey } from '../../src/modules/api-keys/api-keys.keys.js';
 import { installPublicApiAuth } from '../../src/platform/http/public-auth.js';
 import { createRateLimiter } from '../../src/platform/http/rate-limit.js';
@@ -202,7 +202,7 @@ describe('revocation reaches a running scope within the cache TTL', () => {
     try {
       await assert.rejects(async () => {
         await app.register(async (scope) => {
-          installPublicApiAuth(scope, { pool: db.pool, rateLimiter: limiter, cacheTtlMs: 10_000 });
+          installPublicApiAuth(scope, { authenticator: createPublicKeyAuthenticator(db.pool, { cacheTtlMs: 10_000 }), rateLimiter: limiter });
         });
       }, /within 5 s/);
     } finally {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
+import type { ApiKeyAuthenticator } from '../../platform/http/public-auth.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitPolicy } from '../../platform/http/rate-limit.js';
 import {
   API_KEY_PREFIX, generateApiKey, hashApiKey, hashesMatch, lookupIdOfPrefix, parseApiKey,
@@ -212,7 +213,32 @@ export function createApiKeyVerifier(db: Queryable, options: ApiKeyVerifierOptio
   };
 }
 
-/** Whether `X-Customer-No` names an account the service knows. */
-export async function customerAccountExists(db: Queryable, accountNo: string): Promise<boolean> {
-  return accountExists(db, accountNo);
+/** `accounts.account_no` is varchar(20): a longer value names no account, and is not looked up. */
+const ACCOUNT_NO_LENGTH = 20;
+
+/**
+ * What the public API's authentication (platform/http/public-auth.ts) needs of this module: key
+ * verification, and whether an account exists. Both are cached per process for the same TTL; only
+ * accounts found are kept (accounts are never deleted, but a positive answer still expires), so a
+ * cache of unknown numbers cannot be grown by callers.
+ */
+export function createPublicKeyAuthenticator(db: Queryable, options: ApiKeyVerifierOptions = {}): ApiKeyAuthenticator {
+  const ttl = checkCacheTtl(options.cacheTtlMs ?? MAX_KEY_CACHE_TTL_MS);
+  const now = options.now ?? Date.now;
+  const verifier = createApiKeyVerifier(db, { cacheTtlMs: ttl, now });
+  const knownAccounts = new Map<string, number>();
+  return {
+    verify: (presented) => verifier.verify(presented),
+    async customerExists(accountNo) {
+      const t = now();
+      const knownUntil = knownAccounts.get(accountNo);
+      if (knownUntil !== undefined && knownUntil > t) return true;
+      if ([...accountNo].length > ACCOUNT_NO_LENGTH || !(await accountExists(db, accountNo))) return false;
+      if (ttl > 0) {
+        if (knownAccounts.size >= 10_000) for (const [no, until] of knownAccounts) if (until <= t) knownAccounts.delete(no);
+        knownAccounts.set(accountNo, t + ttl);
+      }
+      return true;
+    },
+  };
 }

@@ -1,9 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Queryable } from '../db/pool.js';
-import {
-  MAX_KEY_CACHE_TTL_MS, checkCacheTtl, createApiKeyVerifier, customerAccountExists,
-  type ApiKeyKind, type VerifiedApiKey,
-} from '../../modules/api-keys/api-keys.service.js';
 import { textProblem } from './formats.js';
 import { AppError, errors } from './problem.js';
 import { installRateLimit, type RateLimitPolicy, type RateLimiter } from './rate-limit.js';
@@ -13,11 +8,38 @@ import { installRateLimit, type RateLimitPolicy, type RateLimiter } from './rate
  * limit, then the customer the request acts for. Installed in the public scope only, so a JWT never
  * opens this API (the Authorization header is not read here) and a key never opens the integration
  * surface (whose scope reads only the Authorization header).
+ *
+ * The scheme is the platform's; the keys and the accounts belong to a module. What this scheme
+ * needs of them is the `ApiKeyAuthenticator` below, which src/app.ts takes from the api-keys module.
  */
 export const API_KEY_HEADER = 'x-api-key';
 export const CUSTOMER_HEADER = 'x-customer-no';
 const CHALLENGE = 'ApiKey realm="portway-public"';
-const ACCOUNT_NO_LENGTH = 20;
+
+export type ApiKeyKind = 'integrator' | 'customer';
+
+/** A key that verified: what the public scope needs to know about its caller. */
+export interface AuthenticatedApiKey {
+  keyId: string;
+  /** `pwk_<lookup id>`: safe to log. */
+  prefix: string;
+  kind: ApiKeyKind;
+  /** The bound account of a customer key; null for an integrator key. */
+  accountNo: string | null;
+  rateLimit: RateLimitPolicy;
+}
+
+export type ApiKeyCheck =
+  | { ok: true; key: AuthenticatedApiKey }
+  /** `reason` is logged, never answered; `missing` (nothing sent) is the only one the caller is told apart. */
+  | { ok: false; reason: string; prefix?: string };
+
+export interface ApiKeyAuthenticator {
+  /** Checks the presented `X-API-Key` value (undefined when not sent). */
+  verify(presented: string | undefined): Promise<ApiKeyCheck>;
+  /** Whether `X-Customer-No` names an account the service knows (a readable, non-blank value). */
+  customerExists(accountNo: string): Promise<boolean>;
+}
 
 export interface PublicCaller {
   keyId: string;
@@ -34,13 +56,10 @@ declare module 'fastify' {
 }
 
 export interface PublicApiAuthOptions {
-  pool: Queryable;
+  /** Keys and accounts, with whatever caching the owner of the keys allows (revocation within 5 s). */
+  authenticator: ApiKeyAuthenticator;
   /** One limiter per process, shared by every public scope (createRateLimiter). */
   rateLimiter: RateLimiter;
-  /** Per-process cache of verified keys and known accounts, 0 … 5000 ms (default 5000). */
-  cacheTtlMs?: number;
-  /** Milliseconds since the epoch; tests move it. */
-  now?: () => number;
 }
 
 /**
@@ -79,15 +98,11 @@ const headerText = (value: string | string[] | undefined): string | undefined =>
  * quota, while probing account numbers with a valid key does.
  */
 export function installPublicApiAuth(scope: FastifyInstance, options: PublicApiAuthOptions): void {
-  const ttl = checkCacheTtl(options.cacheTtlMs ?? MAX_KEY_CACHE_TTL_MS);
-  const now = options.now ?? Date.now;
-  const verifier = createApiKeyVerifier(options.pool, { cacheTtlMs: ttl, now });
-  const verified = new WeakMap<FastifyRequest, VerifiedApiKey>();
-  // Accounts are never deleted, but a positive answer is still only kept for the TTL.
-  const knownAccounts = new Map<string, number>();
+  const { authenticator } = options;
+  const verified = new WeakMap<FastifyRequest, AuthenticatedApiKey>();
 
   scope.addHook('onRequest', async (request) => {
-    const result = await verifier.verify(headerText(request.headers[API_KEY_HEADER]));
+    const result = await authenticator.verify(headerText(request.headers[API_KEY_HEADER]));
     if (!result.ok) {
       request.log.info({ apiKey: result.prefix, reason: result.reason }, 'public API key refused');
       throw result.reason === 'missing' ? publicAuthErrors.missingKey() : publicAuthErrors.invalidKey();
@@ -102,7 +117,7 @@ export function installPublicApiAuth(scope: FastifyInstance, options: PublicApiA
   });
 
   scope.addHook('onRequest', async (request) => {
-    const key = verified.get(request) as VerifiedApiKey;
+    const key = verified.get(request) as AuthenticatedApiKey;
     let accountNo = key.accountNo;
     if (key.kind === 'integrator' || accountNo === null) {
       const sent = headerText(request.headers[CUSTOMER_HEADER]);
@@ -110,16 +125,7 @@ export function installPublicApiAuth(scope: FastifyInstance, options: PublicApiA
       // Node's parser refuses a NUL in a header, but a proxy or inject may pass one; PostgreSQL cannot take it.
       const problem = textProblem(sent);
       if (problem) throw publicAuthErrors.unreadableCustomer(problem);
-      const t = now();
-      const knownUntil = knownAccounts.get(sent);
-      if (knownUntil === undefined || knownUntil <= t) {
-        const exists = [...sent].length <= ACCOUNT_NO_LENGTH && (await customerAccountExists(options.pool, sent));
-        if (!exists) throw publicAuthErrors.unknownCustomer(sent);
-        if (ttl > 0) {
-          if (knownAccounts.size >= 10_000) for (const [no, until] of knownAccounts) if (until <= t) knownAccounts.delete(no);
-          knownAccounts.set(sent, t + ttl);
-        }
-      }
+      if (!(await authenticator.customerExists(sent))) throw publicAuthErrors.unknownCustomer(sent);
       accountNo = sent;
     }
     request.publicCaller = { keyId: key.keyId, prefix: key.prefix, kind: key.kind, accountNo, rateLimit: key.rateLimit };

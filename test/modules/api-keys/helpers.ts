@@ -6,7 +6,7 @@ import type { Queryable } from '../../../src/platform/db/pool.js';
 import { errors, installProblemHandlers } from '../../../src/platform/http/problem.js';
 import { installPublicApiAuth, publicCallerOf } from '../../../src/platform/http/public-auth.js';
 import { createRateLimiter, type RateLimiter } from '../../../src/platform/http/rate-limit.js';
-import { createApiKey, type CreateApiKeyInput } from '../../../src/modules/api-keys/api-keys.service.js';
+import { createApiKey, createPublicKeyAuthenticator, type CreateApiKeyInput } from '../../../src/modules/api-keys/api-keys.service.js';
 
 /** REDIS_URL as the service would read it: CI runs the suite once with it and once without. */
 export const redisUrl = loadConfig({ REDIS_URL: process.env.REDIS_URL ?? '' }).redisUrl;
@@ -42,12 +42,11 @@ export async function buildPublicTestApp(
   const app = logger ? Fastify({ loggerInstance: logger }) : Fastify({ logger: false });
   installProblemHandlers(app);
   await app.register(async (scope) => {
-    installPublicApiAuth(scope, {
-      pool,
-      rateLimiter: limiter,
+    const authenticator = createPublicKeyAuthenticator(pool, {
       ...(options.cacheTtlMs !== undefined ? { cacheTtlMs: options.cacheTtlMs } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
+    installPublicApiAuth(scope, { authenticator, rateLimiter: limiter });
     scope.get('/whoami', async (request) => publicCallerOf(request));
     scope.get('/fails', async () => {
       throw errors.badRequest('The route refused the request.');
