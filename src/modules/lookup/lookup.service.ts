@@ -42,8 +42,9 @@ function keyProblem(key: unknown, kind: LookupKind): string | undefined {
 
 /**
  * The request's keys, or a 400 naming every bad one: 0 or more than 100 keys, a key that is not a
- * non-empty string, a key of white space only, a key PostgreSQL cannot take as text (a NUL would fail the query, answered as an
- * outage), and (by EAN) a code that is not 8 or 13 digits with a correct GS1 check digit.
+ * non-empty string, a key of white space only, a key PostgreSQL cannot take as text (a NUL would
+ * fail the query, answered as an outage), and (by EAN) a code that is not 8 or 13 digits with a
+ * correct GS1 check digit.
  */
 export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
   const field = FIELD[kind];
