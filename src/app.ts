@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
+import type { Server } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -11,6 +11,9 @@ import { installIntegrationAuth, type IntegrationVerifier } from './platform/htt
 import { installJsonBodyParser } from './platform/http/json-body.js';
 import { createMetrics, installHttpMetrics, type Metrics } from './platform/http/metrics.js';
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
+import {
+  CORRELATION_HEADER, correlationIdOf, installProtocolProblems, protocolServerOptions,
+} from './platform/http/protocol-errors.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { createPublicKeyAuthenticator } from './modules/api-keys/api-keys.service.js';
@@ -33,21 +36,15 @@ export interface AppDeps {
   metrics?: Metrics;
 }
 
-const CORRELATION_HEADER = 'x-correlation-id';
-/** A caller's correlation id is reused only when it is a sane token; anything else is replaced. */
-const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** Builds the HTTP application from its dependencies. It never listens; main.ts does. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics();
-  const options: FastifyServerOptions = {
+  const options: FastifyHttpOptions<Server> = {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
-    genReqId: (req) => {
-      const sent = req.headers[CORRELATION_HEADER];
-      return typeof sent === 'string' && CORRELATION_ID.test(sent) ? sent : randomUUID();
-    },
-    return503OnClosing: true,
+    genReqId: correlationIdOf,
+    // Answers made outside the route handlers (431, unparseable requests, bad URLs, closing) as problems.
+    ...protocolServerOptions(),
     forceCloseConnections: 'idle',
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   };
@@ -59,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, request.id);
   });
+  installProtocolProblems(app);
   installProblemHandlers(app);
   installJsonBodyParser(app);
   installHttpMetrics(app, metrics);
