@@ -104,10 +104,12 @@ describe('public product lookup over HTTP', () => {
     ]);
   });
 
-  it('400 naming X-Customer-No when it holds a NUL, not a 503', async () => {
+  it('400 naming X-Customer-No when it holds a NUL, not a 503; an X-API-Key with a NUL is just an invalid key', async () => {
     const res = await post('/by-sku', { skus: ['A-1'] }, { 'x-api-key': integrator, 'x-customer-no': 'C\u00001' });
     assert.equal(res.statusCode, 400, res.body);
     assert.deepEqual(res.json().errors.map((e: { path: string }) => e.path), ['/headers/x-customer-no']);
+    const key = await post('/by-sku', { skus: ['A-1'] }, { 'x-api-key': `${integrator.slice(0, 10)}\u0000${integrator.slice(11)}`, 'x-customer-no': 'C1' });
+    assert.equal(key.statusCode, 401, key.body);
   });
 
   it('400 for a body that is not valid UTF-8, instead of looking up a replacement character', async () => {
