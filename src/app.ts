@@ -117,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Every price rule in memory, one copy per process, checked against the table's version on each use.
   const priceRules = new PriceRuleCache(deps.pool);
   // The lookup's decoded products, one copy per process, each checked against the database on every call.
-  const lookupProductCache = new LookupProductCache();
+  const lookupProductCache = new LookupProductCache(deps.config.lookupCacheMaxMb);
   // One limiter per process, shared by every public scope; counters in Redis when REDIS_URL is set.
   const rateLimiter = await createRateLimiter({ redisUrl: deps.config.redisUrl, logger: deps.logger || undefined });
   app.addHook('onClose', async () => rateLimiter.close());

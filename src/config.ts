@@ -22,6 +22,7 @@ const EnvSchema = Type.Object({
   INTEGRATION_JWT_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   INTEGRATION_JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   SEARCH_REFRESH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 2000 }),
+  LOOKUP_CACHE_MAX_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 64 }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   ERP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Portway <no-reply@portway.invalid>' }),
@@ -60,6 +61,8 @@ export interface Config {
     readonly audience: string | undefined;
   };
   readonly searchRefreshIntervalMs: number;
+  /** MiB of decoded products the public lookup holds per process (src/modules/lookup/product-cache.ts). */
+  readonly lookupCacheMaxMb: number;
   readonly smtpUrl: string | undefined;
   readonly erpUrl: string | undefined;
   /** Sender of portal invitations. */
@@ -149,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       audience: e.INTEGRATION_JWT_AUDIENCE,
     }),
     searchRefreshIntervalMs: e.SEARCH_REFRESH_INTERVAL_MS,
+    lookupCacheMaxMb: e.LOOKUP_CACHE_MAX_MB,
     smtpUrl: e.SMTP_URL,
     erpUrl: e.ERP_URL,
     mailFrom: e.MAIL_FROM,

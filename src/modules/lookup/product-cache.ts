@@ -22,12 +22,20 @@ export interface LookupProduct {
   readonly pricing: PricingProduct;
   /** Shared by every answer that shows this version of the product; never mutated. */
   readonly stock: Stock;
-  /** Net unit prices computed for this version of the product (`keptPrice` in lookup.service.ts). */
-  readonly prices: Map<string, KeptPrice>;
+  /**
+   * Net unit prices computed for this version of the product, oldest first, at most
+   * PRICES_KEPT_PER_PRODUCT (`keptPrice` in lookup.service.ts). Replaced, never changed in place.
+   */
+  prices: readonly KeptPrice[];
 }
+
+/** Accounts whose prices a held product keeps; the oldest goes first. */
+export const PRICES_KEPT_PER_PRODUCT = 4;
 
 /** A net unit price, with everything else it was computed from. */
 export interface KeptPrice {
+  /** Every field of the account the engine reads (`accountKey` in lookup.service.ts). */
+  readonly account: string;
   /** The rule set it was priced with: a reloaded set is a new object. */
   readonly rules: RuleSet;
   /** When it holds (`stableWindow` of the candidate rules). */
@@ -47,14 +55,43 @@ export interface HeldKey {
   checkedAt: number;
 }
 
-/** Keys held per kind; least recently used ones go first. About 1 KB each with stock at 5 locations. */
-export const LOOKUP_CACHE_KEYS = 50_000;
+/**
+ * What a held key costs in V8's heap, estimated from what it holds. Measured on the bench's
+ * catalogue (stock at 5 locations with 5 receipts, strings as pg hands them): ~1.3 KB per product
+ * before its prices, ~150 bytes per kept price; these constants count ~1.8 KB and 160 bytes, with
+ * every string as if two bytes a character, so the budget is an upper bound of what is held.
+ */
+const HELD_KEY_BYTES = 120;
+const PRODUCT_BYTES = 320;
+const LOCATION_BYTES = 64;
+const RECEIPT_BYTES = 96;
+const PRICE_BYTES = 160;
+/** A string's header and length, per character of its longest (two-byte) form. */
+const stringBytes = (value: string | null): number => (value === null ? 0 : 24 + 2 * value.length);
+
+/** The bytes `heldBytes` counts for one product, its kept prices at their most included. */
+function productBytes(p: LookupProduct): number {
+  return PRODUCT_BYTES + stringBytes(p.sku) + stringBytes(p.ean) + stringBytes(p.masterProductNo) + stringBytes(p.name)
+    + stringBytes(p.size) + stringBytes(p.color) + stringBytes(p.brandCode) + stringBytes(p.version)
+    + stringBytes(p.pricing.itemDiscountGroup) + stringBytes(p.pricing.unitPrice)
+    + p.stock.byLocation.length * LOCATION_BYTES + p.stock.incoming.length * RECEIPT_BYTES
+    + PRICES_KEPT_PER_PRODUCT * PRICE_BYTES;
+}
+
+/** What a held key is counted as against the budget: an upper estimate of its heap bytes. */
+export function heldBytes(key: string, entry: HeldKey): number {
+  let bytes = HELD_KEY_BYTES + stringBytes(key);
+  for (const p of entry.products) bytes += productBytes(p);
+  return bytes;
+}
 
 /**
  * A key not checked for this long is read again rather than checked, so a check never has to look
  * at more than this much of the tables' recent history.
  */
 export const MAX_CHECK_AGE_MS = 30_000;
+
+const NO_PRICES: readonly KeptPrice[] = Object.freeze([]);
 
 /** "Strings that were never sent are null, never an empty string." */
 const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
@@ -73,9 +110,12 @@ function lookupProduct(row: LookupProductRow): LookupProduct {
     version: row.version,
     pricing: { sku: row.sku, masterProductNo: row.master_product_no, itemDiscountGroup: row.item_discount_group, unitPrice: row.unit_price },
     stock: row.stock_json === null ? NO_STOCK : decodeStock(row.stock_json),
-    prices: new Map(),
+    prices: NO_PRICES,
   };
 }
+
+/** The LRU's key: a SKU and an EAN may be the same text. */
+const heldKey = (kind: LookupKind, key: string): string => (kind === 'sku' ? `s${key}` : `e${key}`);
 
 /** What a call sends (`LookupRequest`) and what it holds of the keys. */
 export interface LookupPlan {
@@ -115,27 +155,37 @@ function productsOf(rows: readonly LookupProductRow[], held: HeldKey | undefined
  * instance, whoever wrote them, while a call whose keys are held reads no product row at all.
  */
 export class LookupProductCache {
-  readonly #held: Record<LookupKind, LRUCache<string, HeldKey>>;
+  /** Both kinds in one budget, each key prefixed by its kind (`heldKey`). */
+  readonly #held: LRUCache<string, HeldKey>;
   /** `lookup_state.deletions` the held entries were read under; null before the first answer. */
   #deletions: bigint | null = null;
 
+  /**
+   * `maxMb`: MiB of decoded products held, SKU and EAN keys together (LOOKUP_CACHE_MAX_MB); the
+   * least recently used keys go first.
+   */
   constructor(
-    keysPerKind = LOOKUP_CACHE_KEYS,
+    maxMb: number,
     private readonly clock: () => number = Date.now,
   ) {
-    this.#held = { sku: new LRUCache({ max: keysPerKind }), ean: new LRUCache({ max: keysPerKind }) };
+    this.#held = new LRUCache({ maxSize: Math.floor(maxMb * 1024 * 1024), sizeCalculation: (entry, key) => heldBytes(key, entry) });
+  }
+
+  /** Bytes counted against the budget now (`heldBytes` of every held key). */
+  get heldBytes(): number {
+    return this.#held.calculatedSize;
   }
 
   /** Splits the (distinct) keys into those held, checked recently enough, and those to read. */
   plan(kind: LookupKind, keys: readonly string[]): LookupPlan {
-    const cache = this.#held[kind];
+    const cache = this.#held;
     const oldest = this.clock() - MAX_CHECK_AGE_MS;
     const missing: string[] = [];
     const heldList: Array<{ key: string; skus: string[] }> = [];
     const held = new Map<string, HeldKey>();
     let since: bigint | null = null;
     for (const key of keys) {
-      const entry = cache.get(key);
+      const entry = cache.get(heldKey(kind, key));
       if (entry !== undefined) held.set(key, entry);
       if (entry === undefined || entry.checkedAt < oldest) {
         missing.push(key);
@@ -153,11 +203,11 @@ export class LookupProductCache {
    * key of the plan, the products now current, or undefined when it names none.
    */
   settle(kind: LookupKind, plan: LookupPlan, batch: Pick<LookupBatch, 'snapshotXmin' | 'deletions' | 'read'>): Map<string, HeldKey | undefined> {
-    const cache = this.#held[kind];
+    const cache = this.#held;
     const deletions = BigInt(batch.deletions);
     if (this.#deletions === null || deletions > this.#deletions) {
       // A row was deleted: nothing held can be trusted to exist any more.
-      if (this.#deletions !== null) for (const held of Object.values(this.#held)) held.clear();
+      if (this.#deletions !== null) cache.clear();
       this.#deletions = deletions;
     }
     // An answer from before a delete this cache already saw may still show the deleted row: it
@@ -174,12 +224,12 @@ export class LookupProductCache {
     }
     for (const [key, rows] of batch.read) {
       if (rows.length === 0) {
-        if (keep) cache.delete(key);
+        if (keep) cache.delete(heldKey(kind, key));
         current.set(key, undefined);
         continue;
       }
       const entry: HeldKey = { products: productsOf(rows, plan.held.get(key)), checkedAsOf: batch.snapshotXmin, checkedAt: now };
-      if (keep) cache.set(key, entry);
+      if (keep) cache.set(heldKey(kind, key), entry);
       current.set(key, entry);
     }
     return current;

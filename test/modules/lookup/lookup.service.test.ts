@@ -58,7 +58,7 @@ describe('lookupProducts on the database', () => {
   let t: TestApp;
   let rules: PriceRuleCache;
   // A clock that never moves: no held key ever ages past MAX_CHECK_AGE_MS, however slow the run.
-  const products = new LookupProductCache(undefined, () => 0);
+  const products = new LookupProductCache(64, () => 0);
   const deps = () => ({ pool: t.pool, currency: 'AUD', rules, products, now: () => new Date('2026-11-22T00:00:00Z') });
   const EAN_A = ean13('930000000001');
   const EAN_B = ean13('930000000002');
@@ -179,7 +179,7 @@ describe('lookupProducts on the database', () => {
       const plan = products.plan('sku', ['K-1']);
       assert.deepEqual(plan.request.held.map((h) => h.key), ['K-1'], 'held and only checked');
       assert.deepEqual([...(await findLookupBatch(t.pool, 'K0', 'sku', plan.request)).read.keys()], ['K-1'], 'yet read again on every call');
-      assert.equal(plan.held.get('K-1')?.products[0]?.prices.size, PRICES_KEPT_PER_PRODUCT);
+      assert.equal(plan.held.get('K-1')?.products[0]?.prices.length, PRICES_KEPT_PER_PRODUCT);
     } finally {
       await older.query('ROLLBACK');
       await older.end();

@@ -4,7 +4,9 @@ import pg from 'pg';
 import { gs1CheckDigit } from '../../../src/modules/lookup/ean.js';
 import { MAX_CHANGES_CHECKED, findLookupBatch, type LookupProductRow } from '../../../src/modules/lookup/lookup.repository.js';
 import { lookupProducts } from '../../../src/modules/lookup/lookup.service.js';
-import { LookupProductCache, MAX_CHECK_AGE_MS, type LookupKind } from '../../../src/modules/lookup/product-cache.js';
+import {
+  LookupProductCache, MAX_CHECK_AGE_MS, PRICES_KEPT_PER_PRODUCT, heldBytes, type HeldKey, type LookupKind,
+} from '../../../src/modules/lookup/product-cache.js';
 import { PriceRuleCache, type RuleSet } from '../../../src/modules/pricing/rule-cache.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 
@@ -235,15 +237,15 @@ describe('the lookup product cache, without a database', () => {
     cache.settle('ean', cache.plan('ean', ['E']), { snapshotXmin: 1n, deletions: '0', read: new Map([['E', [product('A', '5/6/'), product('B', '5//')]]]) });
     const [a, b] = cache.plan('ean', ['E']).held.get('E')?.products ?? [];
     assert.ok(a && b);
-    a.prices.set('account', { rules: {} as RuleSet, window: { from: 0, until: 1 }, unitPrice: '1.0000' });
+    a.prices = [{ account: 'account', rules: {} as RuleSet, window: { from: 0, until: 1 }, unitPrice: '1.0000' }];
     const settled = cache.settle('ean', cache.plan('ean', ['E']), {
       snapshotXmin: 2n, deletions: '0', read: new Map([['E', [product('A', '5/6/'), product('B', '5//7')]]]),
     });
     const [a2, b2] = settled.get('E')?.products ?? [];
     assert.equal(a2, a, 'same rows: the same object, kept prices and all');
-    assert.equal(a2?.prices.size, 1);
+    assert.equal(a2?.prices.length, 1);
     assert.notEqual(b2, b, 'its brand row was written: decoded again');
-    assert.equal(b2?.prices.size, 0);
+    assert.equal(b2?.prices.length, 0);
     // A variant joins the code: the others are kept; the entry now lists all of them.
     cache.settle('ean', cache.plan('ean', ['E']), {
       snapshotXmin: 3n, deletions: '0', read: new Map([['E', [product('0', '8//'), product('A', '5/6/'), product('B', '5//7')]]]),
@@ -275,12 +277,52 @@ describe('the lookup product cache, without a database', () => {
     assert.deepEqual(cache.plan('sku', ['A']).request, { missing: ['A'], held: [], since: null, deletions: '1' });
   });
 
-  it('holds at most the given number of keys per kind, dropping the least recently used', () => {
-    const cache = new LookupProductCache(2, () => 0);
-    const read = (keys: string[]) => new Map(keys.map((k) => [k, [product(k)]]));
-    cache.settle('sku', cache.plan('sku', ['A', 'B']), { snapshotXmin: 1n, deletions: '0', read: read(['A', 'B']) });
-    cache.plan('sku', ['A']); // A is now more recently used than B
-    cache.settle('sku', cache.plan('sku', ['C']), { snapshotXmin: 1n, deletions: '0', read: read(['C']) });
-    assert.deepEqual(cache.plan('sku', ['A', 'B', 'C']).request.missing, ['B']);
+  it('never holds more than its budget in bytes, dropping the least recently used keys of either kind', () => {
+    const stock = (locations: number) => JSON.stringify([locations, 0, Array.from({ length: locations }, (_, i) => [`L${i}`, 1]), []]);
+    const entry = (sku: string, locations = 5) => [product(sku, '1//', stock(locations))];
+    const settle = (cache: LookupProductCache, kind: LookupKind, rows: ReadonlyMap<string, LookupProductRow[]>) =>
+      cache.settle(kind, cache.plan(kind, [...rows.keys()]), { snapshotXmin: 1n, deletions: '0', read: new Map(rows) });
+    const bytesOf = (key: string, rows: LookupProductRow[]) => {
+      const probe = new LookupProductCache(1, () => 0);
+      return heldBytes(key, settle(probe, 'sku', new Map([[key, rows]])).get(key) as HeldKey);
+    };
+    // Every key below costs the same: room for three and a half.
+    const one = bytesOf('sK0', entry('K0'));
+    const budget = Math.floor(3.5 * one);
+    const cache = new LookupProductCache(budget / (1024 * 1024), () => 0);
+    settle(cache, 'sku', new Map([['K1', entry('K1')], ['K2', entry('K2')]]));
+    settle(cache, 'ean', new Map([['K3', entry('K3')]]));
+    assert.equal(cache.heldBytes, 3 * one);
+    cache.plan('sku', ['K1']); // K1 is now more recently used than K2
+    settle(cache, 'ean', new Map([['K4', entry('K4')]]));
+    assert.ok(cache.heldBytes <= budget);
+    assert.deepEqual(cache.plan('sku', ['K1', 'K2']).request.missing, ['K2'], 'the least recently used went first');
+    assert.deepEqual(cache.plan('ean', ['K3', 'K4']).request.missing, [], 'an EAN counts against the same budget');
+    // Larger products take more of it: one with 30 locations pushes out two keys.
+    const large = bytesOf('sBIG', entry('BIG', 30));
+    assert.ok(large > 2 * one && large + one <= budget);
+    settle(cache, 'sku', new Map([['BIG', entry('BIG', 30)]]));
+    assert.equal(cache.heldBytes, large + one);
+    assert.deepEqual(cache.plan('ean', ['K3', 'K4']).request.missing, ['K3'], 'K4 was used last');
+    // A key larger than the whole budget answers its call but is not held.
+    const huge = settle(cache, 'sku', new Map([['HUGE', entry('HUGE', 400)]]));
+    assert.equal(huge.get('HUGE')?.products[0]?.stock.byLocation.length, 400);
+    assert.deepEqual(cache.plan('sku', ['HUGE']).request.missing, ['HUGE']);
+    assert.ok(cache.heldBytes <= budget);
+  });
+
+  it('counts every product of a key, its strings, stock and kept prices at their most', () => {
+    const base = heldBytes('sA', { products: [], checkedAsOf: 0n, checkedAt: 0 });
+    const cache = new LookupProductCache(1, () => 0);
+    const answered = cache.settle('ean', cache.plan('ean', ['E']), {
+      snapshotXmin: 1n, deletions: '0', read: new Map([['E', [product('A', '1//', '[3,0,[["SYD",3]],[["SYD",1,"2027-01-01"]]]'), product('B')]]]),
+    });
+    const held = answered.get('E') as HeldKey;
+    const [a, b] = held.products;
+    assert.ok(a && b);
+    const total = heldBytes('eE', held);
+    assert.ok(total > base + 2 * PRICES_KEPT_PER_PRODUCT * 100, 'room for every kept price is counted up front');
+    assert.ok(heldBytes('eE', { ...held, products: [a] }) > heldBytes('eE', { ...held, products: [b] }), 'stock counts');
+    assert.equal(cache.heldBytes, total);
   });
 });
