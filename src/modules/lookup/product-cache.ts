@@ -96,7 +96,47 @@ const NO_PRICES: readonly KeptPrice[] = Object.freeze([]);
 /** "Strings that were never sent are null, never an empty string." */
 const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
 
-function lookupProduct(row: LookupProductRow): LookupProduct {
+type StockPart = Stock['byLocation'][number] | Stock['incoming'][number];
+
+/** Distinct stock parts shared at most; past this the table starts again (what is shared stays shared). */
+const SHARED_STOCK_PARTS = 32_768;
+
+/**
+ * Decodes stored stock with its parts shared between products: every `{locationCode, quantity}`
+ * and `{locationCode, quantity, expectedDate}` equal to one already held is that object (with its
+ * strings). A catalogue repeats them a lot (the bench's 500,000 locations hold 2,505 distinct ones,
+ * its 500,000 receipts 30,000), and they were more than half of what a held product cost. Stock is
+ * never mutated, so sharing cannot change an answer.
+ */
+class StockDecoder {
+  readonly #parts = new Map<string, StockPart>();
+
+  #share<T extends StockPart>(key: string, part: T): T {
+    const known = this.#parts.get(key);
+    if (known !== undefined) return known as T;
+    if (this.#parts.size >= SHARED_STOCK_PARTS) this.#parts.clear();
+    this.#parts.set(key, part);
+    return part;
+  }
+
+  decode(stored: string | null): Stock {
+    if (stored === null) return NO_STOCK;
+    const stock = decodeStock(stored);
+    // Quantities and dates hold no space, so these keys cannot collide.
+    const { byLocation, incoming } = stock;
+    for (let i = 0; i < byLocation.length; i += 1) {
+      const l = byLocation[i] as Stock['byLocation'][number];
+      byLocation[i] = this.#share(`${l.quantity} ${l.locationCode}`, l);
+    }
+    for (let i = 0; i < incoming.length; i += 1) {
+      const r = incoming[i] as Stock['incoming'][number];
+      incoming[i] = this.#share(`${r.quantity} ${r.expectedDate} ${r.locationCode}`, r);
+    }
+    return stock;
+  }
+}
+
+function lookupProduct(row: LookupProductRow, stock: StockDecoder): LookupProduct {
   return {
     sku: row.sku,
     ean: text(row.ean),
@@ -109,9 +149,19 @@ function lookupProduct(row: LookupProductRow): LookupProduct {
     brandRestricted: row.brand_restricted,
     version: row.version,
     pricing: { sku: row.sku, masterProductNo: row.master_product_no, itemDiscountGroup: row.item_discount_group, unitPrice: row.unit_price },
-    stock: row.stock_json === null ? NO_STOCK : decodeStock(row.stock_json),
+    stock: stock.decode(row.stock_json),
     prices: NO_PRICES,
   };
+}
+
+/** Slots of the doorkeeper (`LookupProductCache.#seen`), a power of two: 64 KiB. */
+const DOORKEEPER_SLOTS = 16_384;
+
+/** FNV-1a, 32 bits, of a key's UTF-16 code units. */
+function fnv1a(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash;
 }
 
 /** The LRU's key: a SKU and an EAN may be the same text. */
@@ -134,14 +184,14 @@ export interface LookupPlan {
  * checked (the snapshot xmin is cluster-wide: an import, a pg_dump or another database's long
  * transaction hold it back), so this is the common case, not the exception.
  */
-function productsOf(rows: readonly LookupProductRow[], held: HeldKey | undefined): readonly LookupProduct[] {
-  if (held === undefined) return rows.map(lookupProduct);
+function productsOf(rows: readonly LookupProductRow[], held: HeldKey | undefined, stock: StockDecoder): readonly LookupProduct[] {
+  if (held === undefined) return rows.map((row) => lookupProduct(row, stock));
   let same = rows.length === held.products.length;
   const products = rows.map((row, i) => {
     const kept = held.products[i]?.sku === row.sku ? held.products[i] : held.products.find((p) => p.sku === row.sku);
     if (kept !== undefined && kept.version === row.version) return kept;
     same = false;
-    return lookupProduct(row);
+    return lookupProduct(row, stock);
   });
   return same ? held.products : products;
 }
@@ -159,6 +209,15 @@ export class LookupProductCache {
   readonly #held: LRUCache<string, HeldKey>;
   /** `lookup_state.deletions` the held entries were read under; null before the first answer. */
   #deletions: bigint | null = null;
+  readonly #stock = new StockDecoder();
+  /**
+   * Hashes of keys read but not held for want of room (`#hold`), one slot each: a key is taken in
+   * place of others only when it was asked for before. Without it, calls whose keys are rarely
+   * asked twice (a catalogue walked end to end) replaced held keys with ones never used again, and
+   * every replaced product was garbage V8 had already promoted to its old space, which it lets grow
+   * to several times what is live before collecting it.
+   */
+  readonly #seen = new Int32Array(DOORKEEPER_SLOTS);
 
   /**
    * `maxMb`: MiB of decoded products held, SKU and EAN keys together (LOOKUP_CACHE_MAX_MB); the
@@ -169,6 +228,20 @@ export class LookupProductCache {
     private readonly clock: () => number = Date.now,
   ) {
     this.#held = new LRUCache({ maxSize: Math.floor(maxMb * 1024 * 1024), sizeCalculation: (entry, key) => heldBytes(key, entry) });
+  }
+
+  /** Holds a key read, when it fits the budget as it is, replaces a held one, or was asked for before. */
+  #hold(key: string, entry: HeldKey): void {
+    const cache = this.#held;
+    if (!cache.has(key) && cache.calculatedSize + heldBytes(key, entry) > cache.maxSize) {
+      const hash = fnv1a(key);
+      const slot = hash & (DOORKEEPER_SLOTS - 1);
+      if (this.#seen[slot] !== hash) {
+        this.#seen[slot] = hash;
+        return;
+      }
+    }
+    cache.set(key, entry);
   }
 
   /** Bytes counted against the budget now (`heldBytes` of every held key). */
@@ -228,8 +301,19 @@ export class LookupProductCache {
         current.set(key, undefined);
         continue;
       }
-      const entry: HeldKey = { products: productsOf(rows, plan.held.get(key)), checkedAsOf: batch.snapshotXmin, checkedAt: now };
-      if (keep) cache.set(heldKey(kind, key), entry);
+      const before = plan.held.get(key);
+      const products = productsOf(rows, before, this.#stock);
+      let entry: HeldKey;
+      if (before !== undefined && products === before.products) {
+        // Unchanged: the entry is current as of this snapshot too (or of the later one it had).
+        entry = before;
+        if (entry.checkedAsOf < batch.snapshotXmin) entry.checkedAsOf = batch.snapshotXmin;
+        entry.checkedAt = now;
+      } else {
+        entry = { products, checkedAsOf: batch.snapshotXmin, checkedAt: now };
+      }
+      const k = heldKey(kind, key);
+      if (keep && cache.peek(k) !== entry) this.#hold(k, entry);
       current.set(key, entry);
     }
     return current;

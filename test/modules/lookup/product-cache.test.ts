@@ -277,7 +277,7 @@ describe('the lookup product cache, without a database', () => {
     assert.deepEqual(cache.plan('sku', ['A']).request, { missing: ['A'], held: [], since: null, deletions: '1' });
   });
 
-  it('never holds more than its budget in bytes, dropping the least recently used keys of either kind', () => {
+  it('never holds more than its budget in bytes; when full, takes a key asked for again in place of the least recently used', () => {
     const stock = (locations: number) => JSON.stringify([locations, 0, Array.from({ length: locations }, (_, i) => [`L${i}`, 1]), []]);
     const entry = (sku: string, locations = 5) => [product(sku, '1//', stock(locations))];
     const settle = (cache: LookupProductCache, kind: LookupKind, rows: ReadonlyMap<string, LookupProductRow[]>) =>
@@ -292,23 +292,46 @@ describe('the lookup product cache, without a database', () => {
     const cache = new LookupProductCache(budget / (1024 * 1024), () => 0);
     settle(cache, 'sku', new Map([['K1', entry('K1')], ['K2', entry('K2')]]));
     settle(cache, 'ean', new Map([['K3', entry('K3')]]));
-    assert.equal(cache.heldBytes, 3 * one);
+    assert.equal(cache.heldBytes, 3 * one, 'while there is room, every key read is held');
     cache.plan('sku', ['K1']); // K1 is now more recently used than K2
+    const first = settle(cache, 'ean', new Map([['K4', entry('K4')]]));
+    assert.equal(first.get('K4')?.products[0]?.sku, 'K4', 'answered');
+    assert.deepEqual(cache.plan('ean', ['K4']).request.missing, ['K4'], 'full, and K4 was never asked for before: not held');
     settle(cache, 'ean', new Map([['K4', entry('K4')]]));
     assert.ok(cache.heldBytes <= budget);
-    assert.deepEqual(cache.plan('sku', ['K1', 'K2']).request.missing, ['K2'], 'the least recently used went first');
+    assert.deepEqual(cache.plan('sku', ['K1', 'K2']).request.missing, ['K2'], 'asked again: held, and the least recently used went');
     assert.deepEqual(cache.plan('ean', ['K3', 'K4']).request.missing, [], 'an EAN counts against the same budget');
     // Larger products take more of it: one with 30 locations pushes out two keys.
     const large = bytesOf('sBIG', entry('BIG', 30));
     assert.ok(large > 2 * one && large + one <= budget);
     settle(cache, 'sku', new Map([['BIG', entry('BIG', 30)]]));
+    settle(cache, 'sku', new Map([['BIG', entry('BIG', 30)]]));
     assert.equal(cache.heldBytes, large + one);
     assert.deepEqual(cache.plan('ean', ['K3', 'K4']).request.missing, ['K3'], 'K4 was used last');
-    // A key larger than the whole budget answers its call but is not held.
-    const huge = settle(cache, 'sku', new Map([['HUGE', entry('HUGE', 400)]]));
-    assert.equal(huge.get('HUGE')?.products[0]?.stock.byLocation.length, 400);
+    // A key larger than the whole budget answers its calls but is never held.
+    for (const _ of [1, 2]) {
+      const huge = settle(cache, 'sku', new Map([['HUGE', entry('HUGE', 400)]]));
+      assert.equal(huge.get('HUGE')?.products[0]?.stock.byLocation.length, 400);
+    }
     assert.deepEqual(cache.plan('sku', ['HUGE']).request.missing, ['HUGE']);
     assert.ok(cache.heldBytes <= budget);
+  });
+
+  it('shares equal stock parts between the products it decodes', () => {
+    const cache = new LookupProductCache(1, () => 0);
+    const answered = cache.settle('sku', cache.plan('sku', ['A', 'B']), {
+      snapshotXmin: 1n, deletions: '0', read: new Map([
+        ['A', [product('A', '1//', '[5,0,[["MEL",2],["SYD",3]],[["SYD",4,"2027-01-01"]]]')]],
+        ['B', [product('B', '1//', '[3,0,[["MEL",0],["SYD",3]],[["SYD",4,"2027-01-01"]]]')]],
+      ]),
+    });
+    const a = answered.get('A')?.products[0]?.stock;
+    const b = answered.get('B')?.products[0]?.stock;
+    assert.ok(a && b);
+    assert.deepEqual(b, { onHand: 3, reserved: 0, byLocation: [{ locationCode: 'MEL', quantity: 0 }, { locationCode: 'SYD', quantity: 3 }], incoming: [{ locationCode: 'SYD', quantity: 4, expectedDate: '2027-01-01' }] });
+    assert.notEqual(a.byLocation[0], b.byLocation[0]);
+    assert.equal(a.byLocation[1], b.byLocation[1]);
+    assert.equal(a.incoming[0], b.incoming[0]);
   });
 
   it('counts every product of a key, its strings, stock and kept prices at their most', () => {
