@@ -30,6 +30,17 @@ const only = process.argv.slice(2);
 const files = only.length > 0 ? only.map((f) => path.resolve(f)) : findTests(path.join(root, 'test')).sort();
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn');
 
+// Interrupted (Ctrl-C, a CI timeout): the test process is stopped and the cleanup below still runs,
+// so no database is left behind. Before the tests start, exiting is enough: the embedded server
+// is told to stop when this process exits.
+let testProcess;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    if (testProcess && testProcess.exitCode === null) testProcess.kill(signal);
+    else process.exit(1);
+  });
+}
+
 let embedded;
 let tmpDir;
 let adminUrl = process.env.DATABASE_URL;
@@ -55,7 +66,7 @@ await migrate(withDatabase(adminUrl, template), logger);
 let code;
 try {
   code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, [
+    const child = testProcess = spawn(process.execPath, [
       '--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '3'}`, ...files,
     ], {
       cwd: root,

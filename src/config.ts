@@ -29,6 +29,7 @@ const EnvSchema = Type.Object({
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   WORKER_IN_PROCESS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 50, default: 2 }),
+  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 20_000 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -70,6 +71,8 @@ export interface Config {
   /** Base URL people open (invitation links); defaults to http://localhost:PORT. */
   readonly publicUrl: string;
   readonly worker: { readonly inProcess: boolean; readonly concurrency: number };
+  /** How long a SIGTERM/SIGINT shutdown may take before the process exits anyway (code 1). */
+  readonly shutdownGraceMs: number;
   readonly logLevel: string;
 }
 
@@ -158,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     worker: Object.freeze({ inProcess: e.WORKER_IN_PROCESS === 'true', concurrency: e.WORKER_CONCURRENCY }),
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -47,19 +47,26 @@ export async function startJobWorker(config: Config, database: Database, logger:
 /** `portway worker`: jobs only, no HTTP; for running the worker as its own process. */
 export async function runWorkerProcess(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config, logger);
-  let worker: Worker;
-  try {
-    worker = await startJobWorker(config, database, logger);
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
-  closeWithGrace({ delay: 20_000, logger }, async ({ signal, err }) => {
+  let database: Database | undefined;
+  let worker: Worker | undefined;
+  // Signal handlers first, as in `serve`: a signal during the start lets it finish, then closes it.
+  const starting = (async () => {
+    const opened = await openDatabase(config, logger);
+    try {
+      worker = await startJobWorker(config, opened, logger);
+    } catch (error) {
+      await opened.close();
+      throw error;
+    }
+    database = opened;
+  })();
+  closeWithGrace({ delay: config.shutdownGraceMs, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'shutting down');
-    await worker.stop();
-    await database.close();
+    await starting.catch(() => undefined);
+    await worker?.stop();
+    await database?.close();
     logger.info('shutdown complete');
   });
+  await starting;
 }

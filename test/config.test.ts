@@ -41,6 +41,13 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.databasePoolSize, 10);
   });
 
+  it('gives a shutdown 20 s before it exits anyway; SHUTDOWN_GRACE_MS changes that, in whole milliseconds from 100', () => {
+    assert.equal(config.shutdownGraceMs, 20_000);
+    assert.equal(loadConfig({ SHUTDOWN_GRACE_MS: '1500' }).shutdownGraceMs, 1500);
+    assertRefused({ SHUTDOWN_GRACE_MS: '50' }, 'SHUTDOWN_GRACE_MS', /between 100 and 600000/);
+    assertRefused({ SHUTDOWN_GRACE_MS: '2s' }, 'SHUTDOWN_GRACE_MS');
+  });
+
   it('leaves the optional services unset (embedded database, no Redis, no SMTP, no ERP)', () => {
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.redisUrl, undefined);

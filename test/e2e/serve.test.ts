@@ -1,109 +1,24 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { after, describe, it, type TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
 import { startEmbeddedPostgres } from '../../src/platform/db/embedded.js';
-import { embeddedUrl, isRunning, makeTmpDir, postmaster, stopLeftoverServer, waitFor } from '../helpers/processes.js';
+import { embeddedUrl, isRunning, makeTmpDir, postmaster, waitFor } from '../helpers/processes.js';
+import {
+  diagnostics, removeWhenDone, reportingOutput, root, serviceEnv, spawnService, startService as startServiceWith,
+} from '../helpers/service.js';
 
 const run = promisify(execFile);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/**
- * The service as `npm start` runs it, in a process of its own, on the embedded default: the
- * child never sees the test run's DATABASE_URL or JWT settings, whatever they are.
- */
-function serviceEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (name === 'DATABASE_URL' || name.startsWith('INTEGRATION_JWT') || name === 'INTEGRATION_JWKS_URL') delete env[name];
-  }
-  delete env.NODE_TEST_CONTEXT;
-  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
-}
-
-interface LogLine { level: number; msg: string; [key: string]: unknown }
-
-interface Service {
-  child: ChildProcess;
-  port: number;
-  lines: LogLine[];
-  stderr(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
-const outputs: Array<Pick<Service, 'lines' | 'stderr'>> = [];
-
-/** On failure, the output of every service started so far goes to the test report. */
-function reportingOutput(fn: () => Promise<void>): (t: TestContext) => Promise<void> {
-  return async (t) => {
-    try {
-      await fn();
-    } catch (error) {
-      for (const output of outputs) t.diagnostic(diagnostics(output));
-      throw error;
-    }
-  };
-}
-
-after(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const dir of dirs) {
-    await stopLeftoverServer(dir);
-    await fs.rm(dir, { recursive: true, force: true });
-  }
-});
-
-function spawnServe(env: NodeJS.ProcessEnv, command = 'serve'): { child: ChildProcess; lines: LogLine[]; stderr(): string; exited: Service['exited'] } {
-  const child = spawn(process.execPath, ['bin/portway.js', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const lines: LogLine[] = [];
-  let pending = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8');
-    let nl;
-    while ((nl = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      if (line.trim()) lines.push(JSON.parse(line) as LogLine);
-    }
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  outputs.push({ lines, stderr: () => stderr });
-  return { child, lines, stderr: () => stderr, exited };
-}
-
-/** Starts `portway serve` and waits for pino's "Server listening at http://127.0.0.1:PORT" line. */
-async function startService(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Service> {
-  const service = spawnServe(serviceEnv(dataDir, extraEnv));
-  let exitedEarly = false;
-  void service.exited.then(() => { exitedEarly = true; });
-  const port = await waitFor('the service to listen', () => {
-    if (exitedEarly) throw new Error(`serve exited before listening:\n${service.stderr()}`);
-    for (const line of service.lines) {
-      const match = /^Server listening at http:\/\/127\.0\.0\.1:(\d+)$/.exec(line.msg);
-      if (match) return Number(match[1]);
-    }
-    return undefined;
-  }, 120_000);
-  return { ...service, port };
-}
-
-/** The service's log and stderr, for assertion messages. */
-function diagnostics(service: Pick<Service, 'lines' | 'stderr'>): string {
-  return `service output:\n${service.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${service.stderr()}`;
-}
+/** `portway serve` on the embedded default under `dataDir`. */
+const startService = (dataDir: string, extraEnv: Record<string, string> = {}) => startServiceWith(serviceEnv(dataDir, extraEnv));
+const spawnServe = (env: NodeJS.ProcessEnv, command = 'serve') => spawnService(env, { args: ['bin/portway.js', command] });
+const dirs = { push: (dir: string) => removeWhenDone(dir) };
 
 async function mintToken(dataDir: string): Promise<string> {
   const { stdout } = await run(process.execPath, ['bin/portway.js', 'token', 'mint'], { cwd: root, env: serviceEnv(dataDir) });

@@ -169,8 +169,8 @@ async function initialise(launch: Launch, credentials: Credentials, passwordFile
     output = await new Promise((resolve) => {
       const child = spawn(launch.runtime.initdb, args, { cwd: launch.cwd, stdio: [passwordFd, 'pipe', 'pipe'], ...asAccount(launch) });
       let text = '';
-      child.stdout.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
-      child.stderr.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      child.stdout?.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      child.stderr?.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
       child.once('error', (error) => resolve({ code: null, text: error.message }));
       child.once('close', (code) => resolve({ code, text }));
     });
