@@ -14,6 +14,11 @@
  *   PUT  /bench/baseline/canned/:kind      stores the answer the real lookup gave for a list of
  *                                          keys; the baseline replays it, so both paths serialise
  *                                          byte-identical responses.
+ *   DELETE /bench/baseline/canned          forgets every stored answer.
+ *
+ * The lookup scenario runs this entry twice over: as the service it measures (one process per key
+ * mix, sent lookups only) and as the baseline (sent the canned answers and the baseline requests
+ * only), so the answers it stores never count in the service's memory.
  *
  * The job worker is not started: the lookup queues no jobs, and an idle worker would only add
  * noise. Nothing here is reachable from the production entry point.
@@ -44,6 +49,12 @@ function isCannedBody(body: unknown): body is CannedBody {
 
 async function baselineRoutes(scope: FastifyInstance): Promise<void> {
   const canned = new Map<string, { data: LookupResult[] }>();
+
+  // Between key mixes: the next mix's answers replace the last one's rather than add to them.
+  scope.delete('/canned', async (_request, reply) => {
+    canned.clear();
+    return reply.code(204).send();
+  });
 
   scope.put('/canned/:kind', { bodyLimit: CANNED_BODY_LIMIT }, async (request, reply) => {
     const { kind } = request.params as { kind: string };

@@ -16,11 +16,22 @@ import { formatRate, round } from '../lib/timing.js';
 /**
  * lookup: the public product lookup (POST /api/public/v1/products/by-sku and /by-ean, 100 keys a
  * request, an integrator key naming the customer in X-Customer-No) under closed-loop load from
- * several connections (autocannon), against a baseline measured in the same run and the same
- * server process: routes that parse the same body with the same function and serialise a
- * byte-identical answer with the same response schema, without key, rate limit or database.
- * The baseline is the ceiling of "Fastify + validation + serialisation" on this machine; the
- * ratio says how much of it the lookup keeps.
+ * several connections (autocannon), against a baseline measured in the same run: routes that parse
+ * the same body with the same function and serialise a byte-identical answer with the same
+ * response schema, without key, rate limit or database. The baseline is the ceiling of "Fastify +
+ * validation + serialisation" on this machine; the ratio says how much of it the lookup keeps.
+ *
+ * Processes: the same entry (bench/lib/lookup-server.ts: the real app plus the baseline routes)
+ * runs as a baseline process, which holds the canned answers and serves the baseline requests, and
+ * as one service process per key mix, sent lookups only. The canned answers of 3,000 bodies per
+ * kind are ~0.9 GB of parsed JSON; in the service's process they were most of its peak RSS and
+ * slowed its garbage collector. A fresh service process per mix makes each mix's peak RSS its own
+ * (VmHWM of that process), without resetting the kernel's counter.
+ *
+ * Key mixes: hot, --bodies bodies per kind (default 64: ~11,000 distinct keys, all held by the
+ * lookup), and cold, --cold-bodies (default 3,000: keys drawn from the whole catalogue, so most
+ * calls read products the process does not hold). The JSON line's existing fields are the hot
+ * mix's; `cold` has the same per-kind fields and its own `peak_rss_mb`.
  *
  * Data (bench/lib/lookup-data.ts, loaded through the services' batch writers, not timed): the Luma
  * catalogue plus --items generated products, each with an EAN-13, most with a brand; stock at 5
@@ -28,23 +39,24 @@ import { formatRate, round } from '../lib/timing.js';
  * every source and target kind; 5 brands, one restricted. The bench account has Standard pricing
  * and may buy most brands.
  *
- * Requests: 64 bodies per kind of 100 keys (~85 % from the data set, ~10 % unknown, ~5 % repeated
- * within the body), rotated per request. Each body is sent once before anything is timed, and the
+ * Requests: bodies of 100 keys (~85 % from the data set, ~10 % unknown, ~5 % repeated within the
+ * body), rotated per request. Each body is sent once before anything is timed, and the
  * answers are checked: 100 results in request order, most found, every found one with a price and
- * stock at 5 locations. The lookup's answers are then stored in the server as the baseline's canned
+ * stock at 5 locations. The lookup's answers are then stored in the baseline process as its canned
  * answers, and the baseline's answers are checked byte for byte against them.
  *
  * Queries per request are counted from pg_stat_database (transactions of the bench database):
- * single-key requests against 100-key ones, to show the lookup does not query per key.
+ * single-key requests against 100-key ones, to show the lookup does not query per key (hot mix).
  *
- * Timing: per kind, a warm-up of both paths, then --duration seconds of lookup, then as long of
- * baseline, each with --connections connections (default 8). Every timed response must be 2xx.
+ * Timing: per mix and kind, a warm-up of both paths, then --duration seconds of lookup, then as
+ * long of baseline, each with --connections connections (default 8). Every timed response must be 2xx.
  */
 
 const DEFAULT_CONNECTIONS = 8;
 const DEFAULT_DURATION_S = 10;
 const DEFAULT_PRICE_RULES = 50_000;
 const DEFAULT_BODIES_PER_KIND = 64;
+const DEFAULT_COLD_BODIES_PER_KIND = 3_000;
 const KEYS_PER_REQUEST = 100;
 const WARM_UP_S = 2;
 /** Sequential requests per query-count phase. */
@@ -92,7 +104,7 @@ async function post(url: string, headers: Record<string, string>, body: string):
  * baseline's canned answer for the same keys and checks that the baseline replays it byte for byte.
  */
 async function checkAndCan(
-  server: RunningServer, headers: Record<string, string>, bodies: RequestBodies, listPrice: ReadonlyMap<string, number>,
+  server: RunningServer, baselineServer: RunningServer, headers: Record<string, string>, bodies: RequestBodies, listPrice: ReadonlyMap<string, number>,
 ): Promise<AnswerStats> {
   const { kind } = bodies;
   const stats: AnswerStats = { keys: 0, found: 0, complete: 0, belowList: 0, bytes: 0 };
@@ -116,11 +128,11 @@ async function checkAndCan(
     stats.keys += keys.length;
     stats.bytes += lookup.text.length;
 
-    const stored = await fetch(`${server.baseUrl}${BASELINE_PREFIX}/canned/${kind}`, {
+    const stored = await fetch(`${baselineServer.baseUrl}${BASELINE_PREFIX}/canned/${kind}`, {
       method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys, data: answer.data }),
     });
     if (stored.status !== 204) throw new Error(`storing the canned answer answered ${stored.status}: ${await stored.text()}`);
-    const baseline = await post(`${server.baseUrl}${PATHS[kind].baseline}`, headers, body);
+    const baseline = await post(`${baselineServer.baseUrl}${PATHS[kind].baseline}`, headers, body);
     if (baseline.status !== 200 || baseline.text !== lookup.text) {
       throw new Error(`baseline ${kind} body ${i} answered ${baseline.status} with ${baseline.text.length} bytes, not the lookup's ${lookup.text.length} bytes`);
     }
@@ -172,11 +184,23 @@ function optionNumber(ctx: BenchContext, name: string, fallback: number): number
   return positiveIntegerOption(ctx.options, name, fallback);
 }
 
+type Mix = 'hot' | 'cold';
+
+interface MixResult {
+  readonly bodiesPerKind: number;
+  readonly kinds: Record<LookupKind, KindResult>;
+  /** VmHWM of this mix's service process. */
+  readonly peakRssMb: number | undefined;
+}
+
 async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const connections = optionNumber(ctx, 'connections', DEFAULT_CONNECTIONS);
   const durationS = optionNumber(ctx, 'duration', DEFAULT_DURATION_S);
   const ruleCount = optionNumber(ctx, 'price-rules', DEFAULT_PRICE_RULES);
-  const bodiesPerKind = optionNumber(ctx, 'bodies', DEFAULT_BODIES_PER_KIND);
+  const bodiesOf: Record<Mix, number> = {
+    hot: optionNumber(ctx, 'bodies', DEFAULT_BODIES_PER_KIND),
+    cold: optionNumber(ctx, 'cold-bodies', DEFAULT_COLD_BODIES_PER_KIND),
+  };
   const warmUpS = Math.min(WARM_UP_S, durationS);
 
   ctx.progress(`generating the Luma + ${ctx.generatedItems.toLocaleString('en-US')} products, their stock, accounts and ${ruleCount.toLocaleString('en-US')} price rules`);
@@ -202,71 +226,92 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const { key } = await createApiKey(pool, { kind: 'integrator', name: 'portway-bench lookup', rateLimit: MAX_RATE_LIMIT, windowS: 60 });
   const headers = { 'x-api-key': key, 'x-customer-no': data.accountNo };
 
-  ctx.progress('starting the service with the baseline routes (bench/lib/lookup-server.ts)');
-  const server = await startServer({ databaseUrl: database.url, command: ['--import', 'tsx', LOOKUP_SERVER_ENTRY] });
-  ctx.defer(() => server.stop());
+  const start = () => startServer({ databaseUrl: database.url, command: ['--import', 'tsx', LOOKUP_SERVER_ENTRY] });
+  ctx.progress('starting the baseline process (bench/lib/lookup-server.ts)');
+  const baselineServer = await start();
+  ctx.defer(() => baselineServer.stop());
 
-  const bodies: Record<LookupKind, RequestBodies> = {
-    sku: buildBodies('sku', data.products, bodiesPerKind, KEYS_PER_REQUEST, 20_251_207),
-    ean: buildBodies('ean', data.products, bodiesPerKind, KEYS_PER_REQUEST, 20_251_208),
-  };
-  const answers = {} as Record<LookupKind, AnswerStats>;
-  for (const kind of ['sku', 'ean'] as const) {
-    ctx.progress(`checking the ${bodiesPerKind} ${PATHS[kind].label} bodies' answers and storing them for the baseline`);
-    answers[kind] = await checkAndCan(server, headers, bodies[kind], listPrice);
-  }
-
-  ctx.progress(`counting queries per request: ${QUERY_COUNT_REQUESTS} requests of 1 key, then of ${KEYS_PER_REQUEST} keys (waits for PostgreSQL's statistics)`);
-  // Single keys of visible, branded products, so a 1-key request runs every query a 100-key one can.
-  const accountBrands = new Set([...ACCOUNT_ALLOWED_BRANDS, ...ACCOUNT_INDENT_BRANDS]);
-  const singles = data.products
-    .filter((p) => p.blocked !== true && typeof p.brandCode === 'string' && accountBrands.has(p.brandCode))
-    .slice(0, QUERY_COUNT_REQUESTS)
-    .map((p) => JSON.stringify({ skus: [p.sku] }));
-  const [perRequestOne = NaN, perRequestHundred = NaN] = await transactionsPerRequest(pool, server, headers, [singles, bodies.sku.bodies]);
-  // A query per key would add ~100 per request; allow for the key and account caches' refreshes.
-  if (perRequestHundred > perRequestOne + 1) {
-    throw new Error(`the lookup runs ${perRequestHundred.toFixed(2)} queries per 100-key request against ${perRequestOne.toFixed(2)} per 1-key request`);
-  }
-
-  const load = (kind: LookupKind, which: 'lookup' | 'baseline', seconds: number) => runLoad({
-    baseUrl: server.baseUrl, path: PATHS[kind][which], bodies: bodies[kind].bodies, headers, connections, durationS: seconds,
-  });
   const delta = (before: number | undefined, after: number | undefined) =>
     (before !== undefined && after !== undefined ? after - before : undefined);
-  const timed = async (kind: LookupKind, which: 'lookup' | 'baseline') => {
-    const cpuBefore = server.cpuSeconds();
-    const dbBefore = databaseCpuSeconds();
-    const result = await load(kind, which, durationS);
-    const cpuS = delta(cpuBefore, server.cpuSeconds());
-    const dbCpuS = delta(dbBefore, databaseCpuSeconds());
-    expectAllOk(result, `${which} ${PATHS[kind].label}`, () => server.logTail());
-    return { result, cpuS, dbCpuS };
+  let perRequestOne = NaN;
+  let perRequestHundred = NaN;
+
+  const measureMix = async (mix: Mix): Promise<MixResult> => {
+    const bodiesPerKind = bodiesOf[mix];
+    ctx.progress(`${mix} mix (${bodiesPerKind} bodies per kind): starting its service process`);
+    const server = await start();
+    try {
+      const cleared = await fetch(`${baselineServer.baseUrl}${BASELINE_PREFIX}/canned`, { method: 'DELETE' });
+      if (cleared.status !== 204) throw new Error(`clearing the canned answers answered ${cleared.status}`);
+      const bodies: Record<LookupKind, RequestBodies> = {
+        sku: buildBodies('sku', data.products, bodiesPerKind, KEYS_PER_REQUEST, 20_251_207),
+        ean: buildBodies('ean', data.products, bodiesPerKind, KEYS_PER_REQUEST, 20_251_208),
+      };
+      const answers = {} as Record<LookupKind, AnswerStats>;
+      for (const kind of ['sku', 'ean'] as const) {
+        ctx.progress(`${mix}: checking the ${bodiesPerKind} ${PATHS[kind].label} bodies' answers and storing them for the baseline`);
+        answers[kind] = await checkAndCan(server, baselineServer, headers, bodies[kind], listPrice);
+      }
+
+      if (mix === 'hot') {
+        ctx.progress(`counting queries per request: ${QUERY_COUNT_REQUESTS} requests of 1 key, then of ${KEYS_PER_REQUEST} keys (waits for PostgreSQL's statistics)`);
+        // Single keys of visible, branded products, so a 1-key request runs every query a 100-key one can.
+        const accountBrands = new Set([...ACCOUNT_ALLOWED_BRANDS, ...ACCOUNT_INDENT_BRANDS]);
+        const singles = data.products
+          .filter((p) => p.blocked !== true && typeof p.brandCode === 'string' && accountBrands.has(p.brandCode))
+          .slice(0, QUERY_COUNT_REQUESTS)
+          .map((p) => JSON.stringify({ skus: [p.sku] }));
+        [perRequestOne = NaN, perRequestHundred = NaN] = await transactionsPerRequest(pool, server, headers, [singles, bodies.sku.bodies]);
+        // A query per key would add ~100 per request; allow for the key and account caches' refreshes.
+        if (perRequestHundred > perRequestOne + 1) {
+          throw new Error(`the lookup runs ${perRequestHundred.toFixed(2)} queries per 100-key request against ${perRequestOne.toFixed(2)} per 1-key request`);
+        }
+      }
+
+      const target = (which: 'lookup' | 'baseline') => (which === 'lookup' ? server : baselineServer);
+      const load = (kind: LookupKind, which: 'lookup' | 'baseline', seconds: number) => runLoad({
+        baseUrl: target(which).baseUrl, path: PATHS[kind][which], bodies: bodies[kind].bodies, headers, connections, durationS: seconds,
+      });
+      const timed = async (kind: LookupKind, which: 'lookup' | 'baseline') => {
+        const cpuBefore = target(which).cpuSeconds();
+        const dbBefore = databaseCpuSeconds();
+        const result = await load(kind, which, durationS);
+        const cpuS = delta(cpuBefore, target(which).cpuSeconds());
+        const dbCpuS = delta(dbBefore, databaseCpuSeconds());
+        expectAllOk(result, `${mix} ${which} ${PATHS[kind].label}`, () => target(which).logTail());
+        return { result, cpuS, dbCpuS };
+      };
+
+      const kinds = {} as Record<LookupKind, KindResult>;
+      for (const kind of ['sku', 'ean'] as const) {
+        const label = `${mix}, ${PATHS[kind].label}`;
+        ctx.progress(`${label}: warming up both paths (${warmUpS} s each, ${connections} connections)`);
+        for (const which of ['lookup', 'baseline'] as const) expectAllOk(await load(kind, which, warmUpS), `warm-up ${which} ${label}`, () => target(which).logTail());
+        ctx.progress(`${label}: lookup for ${durationS} s, then the baseline for ${durationS} s`);
+        const stopMonitor = monitor.start();
+        const lookup = await timed(kind, 'lookup');
+        const baseline = await timed(kind, 'baseline');
+        kinds[kind] = {
+          lookup: lookup.result,
+          baseline: baseline.result,
+          lookupCpuS: lookup.cpuS,
+          baselineCpuS: baseline.cpuS,
+          lookupDbCpuS: lookup.dbCpuS,
+          baselineDbCpuS: baseline.dbCpuS,
+          foreignCpu: stopMonitor(),
+          answers: answers[kind],
+        };
+      }
+      return { bodiesPerKind, kinds, peakRssMb: server.peakRssMb() };
+    } finally {
+      await server.stop();
+    }
   };
+  const mixes: Record<Mix, MixResult> = { hot: await measureMix('hot'), cold: await measureMix('cold') };
+  const baselinePeakRssMb = baselineServer.peakRssMb();
 
-  const results = {} as Record<LookupKind, KindResult>;
-  for (const kind of ['sku', 'ean'] as const) {
-    const label = PATHS[kind].label;
-    ctx.progress(`${label}: warming up both paths (${warmUpS} s each, ${connections} connections)`);
-    for (const which of ['lookup', 'baseline'] as const) expectAllOk(await load(kind, which, warmUpS), `warm-up ${which} ${label}`, () => server.logTail());
-    ctx.progress(`${label}: lookup for ${durationS} s, then the baseline for ${durationS} s`);
-    const stopMonitor = monitor.start();
-    const lookup = await timed(kind, 'lookup');
-    const baseline = await timed(kind, 'baseline');
-    results[kind] = {
-      lookup: lookup.result,
-      baseline: baseline.result,
-      lookupCpuS: lookup.cpuS,
-      baselineCpuS: baseline.cpuS,
-      lookupDbCpuS: lookup.dbCpuS,
-      baselineDbCpuS: baseline.dbCpuS,
-      foreignCpu: stopMonitor(),
-      answers: answers[kind],
-    };
-  }
-  const peakRssMb = server.peakRssMb();
-
-  const foreign = (['sku', 'ean'] as const).map((k) => results[k].foreignCpu).filter((v): v is number => v !== undefined);
+  const foreign = (['hot', 'cold'] as const).flatMap((m) => (['sku', 'ean'] as const).map((k) => mixes[m].kinds[k].foreignCpu))
+    .filter((v): v is number => v !== undefined);
   const foreignMax = foreign.length > 0 ? Math.max(...foreign) : undefined;
   const foreignNote = foreignMax === undefined
     ? 'other processes\' CPU use during the timed runs: unknown (no /proc)'
@@ -281,7 +326,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const value = cpuPerRequestMs(cpuS, load);
     return value === undefined ? null : round(value, 2);
   };
-  const kindJson = (r: KindResult) => ({
+  const rssJson = (mb: number | undefined) => (mb === undefined ? null : round(mb, 1));
+  const kindJson = (r: KindResult, bodiesPerKind: number) => ({
     rps: Math.round(r.lookup.rps),
     p50_ms: r.lookup.p50Ms,
     p99_ms: r.lookup.p99Ms,
@@ -299,6 +345,11 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     response_bytes: Math.round(r.answers.bytes / bodiesPerKind),
     goal_met: ratio(r) >= RATIO_GOAL && r.lookup.p99Ms < P99_GOAL_MS,
   });
+  const mixForeign = (m: MixResult) => {
+    const values = (['sku', 'ean'] as const).map((k) => m.kinds[k].foreignCpu).filter((v): v is number => v !== undefined);
+    return values.length > 0 ? round(Math.max(...values), 3) : null;
+  };
+  const { hot, cold } = mixes;
   const json = {
     scenario: 'lookup',
     products: counts.products,
@@ -309,20 +360,31 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     duration_s: durationS,
     keys_per_request: KEYS_PER_REQUEST,
     queries_per_request: { one_key: round(perRequestOne, 2), hundred_keys: round(perRequestHundred, 2) },
-    peak_rss_mb: peakRssMb === undefined ? null : round(peakRssMb, 1),
+    // The hot mix (--bodies): these fields kept their meaning when the cold mix was added.
+    peak_rss_mb: rssJson(hot.peakRssMb),
     foreign_cpu_max: foreignMax === undefined ? null : round(foreignMax, 3),
-    by_sku: kindJson(results.sku),
-    by_ean: kindJson(results.ean),
+    by_sku: kindJson(hot.kinds.sku, hot.bodiesPerKind),
+    by_ean: kindJson(hot.kinds.ean, hot.bodiesPerKind),
+    bodies: hot.bodiesPerKind,
+    cold: {
+      bodies: cold.bodiesPerKind,
+      peak_rss_mb: rssJson(cold.peakRssMb),
+      foreign_cpu_max: mixForeign(cold),
+      by_sku: kindJson(cold.kinds.sku, cold.bodiesPerKind),
+      by_ean: kindJson(cold.kinds.ean, cold.bodiesPerKind),
+    },
+    baseline_peak_rss_mb: rssJson(baselinePeakRssMb),
   };
 
   const n = (value: number) => value.toLocaleString('en-US');
   const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
   const ms = (value: number) => `${value}`;
   const cpu = (value: number | undefined) => (value === undefined ? '?' : value.toFixed(2));
-  const row = (kind: LookupKind) => {
-    const r = results[kind];
+  const mb = (value: number | undefined) => (value === undefined ? 'n/a (no /proc)' : `${value.toFixed(1)} MiB`);
+  const row = (mix: Mix, kind: LookupKind) => {
+    const r = mixes[mix].kinds[kind];
     return [
-      PATHS[kind].label.padEnd(10),
+      `${mix} ${PATHS[kind].label}`.padEnd(15),
       formatRate(r.lookup.rps).padStart(12),
       `${ms(r.lookup.p50Ms)} / ${ms(r.lookup.p99Ms)}`.padStart(14),
       formatRate(r.baseline.rps).padStart(16),
@@ -332,62 +394,72 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       `${cpu(cpuPerRequestMs(r.lookupDbCpuS, r.lookup))} / ${cpu(cpuPerRequestMs(r.baselineDbCpuS, r.baseline))}`.padStart(22),
     ].join('');
   };
-  const goal = (kind: LookupKind) => {
-    const r = results[kind];
+  const goal = (mix: Mix, kind: LookupKind) => {
+    const r = mixes[mix].kinds[kind];
     const ratioMet = ratio(r) >= RATIO_GOAL;
     const p99Met = r.lookup.p99Ms < P99_GOAL_MS;
-    return `  ${PATHS[kind].label}: ≥ ${RATIO_GOAL * 100} % of the baseline's requests/s: ${pct(ratio(r))} → ${ratioMet ? 'met' : 'NOT met'};` +
+    return `  ${mix}, ${PATHS[kind].label}: ≥ ${RATIO_GOAL * 100} % of the baseline's requests/s: ${pct(ratio(r))} → ${ratioMet ? 'met' : 'NOT met'};` +
       `  p99 < ${P99_GOAL_MS} ms: ${r.lookup.p99Ms} ms → ${p99Met ? 'met' : 'NOT met'}`;
   };
-  const answerLine = (kind: LookupKind) => {
-    const a = results[kind].answers;
-    return `  ${PATHS[kind].label}: ${pct(a.found / a.keys)} of keys found, every found result priced with stock at 5 locations, ` +
-      `${pct(a.belowList / a.found)} of them below list price by a rule; ${n(Math.round(a.bytes / bodiesPerKind))} bytes per answer`;
+  const answerLine = (mix: Mix, kind: LookupKind) => {
+    const a = mixes[mix].kinds[kind].answers;
+    return `  ${mix}, ${PATHS[kind].label}: ${pct(a.found / a.keys)} of keys found, every found result priced with stock at 5 locations, ` +
+      `${pct(a.belowList / a.found)} of them below list price by a rule; ${n(Math.round(a.bytes / mixes[mix].bodiesPerKind))} bytes per answer`;
   };
+  const requests = (which: 'lookup' | 'baseline') =>
+    n((['hot', 'cold'] as const).reduce((sum, m) => sum + mixes[m].kinds.sku[which].requests + mixes[m].kinds.ean[which].requests, 0));
   const restricted = LOOKUP_BRANDS.filter((b) => b.restricted).length;
   const text = [
     '',
     `lookup: ${n(counts.products)} products (Luma ${n(data.lumaCount)} + generated ${n(data.generatedCount)}) with EAN-13s, ` +
       `stock at 5 locations (${n(counts.inventoryLocations)} rows), ${n(counts.priceRules)} price rules, ${n(counts.accounts)} accounts, ` +
       `${counts.brands} brands (${restricted} restricted)`,
-    `PostgreSQL ${version?.server_version ?? '?'} (${ctx.postgres.kind}); ${os.cpus().length} CPUs; the service in a child process ` +
-      '(bench/lib/lookup-server.ts: the real app plus the baseline routes on the same Fastify instance)',
-    `autocannon: ${connections} connections, ${durationS} s per run after a ${warmUpS} s warm-up; ${bodiesPerKind} bodies of ` +
-      `${KEYS_PER_REQUEST} keys per kind (~85 % existing, ~10 % unknown, ~5 % repeated), rotated per request; integrator key + X-Customer-No ${data.accountNo}`,
+    `PostgreSQL ${version?.server_version ?? '?'} (${ctx.postgres.kind}); ${os.cpus().length} CPUs; the service in a child process per key mix ` +
+      'and the baseline in another (bench/lib/lookup-server.ts: the real app plus the baseline routes)',
+    `autocannon: ${connections} connections, ${durationS} s per run after a ${warmUpS} s warm-up; bodies of ${KEYS_PER_REQUEST} keys ` +
+      `(~85 % existing, ~10 % unknown, ~5 % repeated), rotated per request: hot ${hot.bodiesPerKind} per kind, cold ${cold.bodiesPerKind} per kind; ` +
+      `integrator key + X-Customer-No ${data.accountNo}`,
     '',
-    `${''.padEnd(10)}${'lookup req/s'.padStart(12)}${'ms p50 / p99'.padStart(14)}${'baseline req/s'.padStart(16)}` +
+    `${''.padEnd(15)}${'lookup req/s'.padStart(12)}${'ms p50 / p99'.padStart(14)}${'baseline req/s'.padStart(16)}` +
       `${'ms p50 / p99'.padStart(14)}${'lookup/baseline'.padStart(17)}${'service CPU ms/req l/b'.padStart(24)}` +
       `${'PG CPU ms/req l/b'.padStart(22)}`,
-    row('sku'),
-    row('ean'),
+    row('hot', 'sku'),
+    row('hot', 'ean'),
+    row('cold', 'sku'),
+    row('cold', 'ean'),
     '',
-    `Checks: every timed response 2xx (${n(results.sku.lookup.requests + results.ean.lookup.requests)} lookup, ` +
-      `${n(results.sku.baseline.requests + results.ean.baseline.requests)} baseline); every answer ${KEYS_PER_REQUEST} results in request order; ` +
-      'the baseline\'s answers byte-identical to the lookup\'s',
-    answerLine('sku'),
-    answerLine('ean'),
-    `Queries per request (transactions in pg_stat_database): 1 key ${perRequestOne.toFixed(2)}, ${KEYS_PER_REQUEST} keys ${perRequestHundred.toFixed(2)}`,
+    `Checks: every timed response 2xx (${requests('lookup')} lookup, ${requests('baseline')} baseline); every answer ` +
+      `${KEYS_PER_REQUEST} results in request order; the baseline's answers byte-identical to the lookup's`,
+    answerLine('hot', 'sku'),
+    answerLine('hot', 'ean'),
+    answerLine('cold', 'sku'),
+    answerLine('cold', 'ean'),
+    `Queries per request (transactions in pg_stat_database, hot mix): 1 key ${perRequestOne.toFixed(2)}, ${KEYS_PER_REQUEST} keys ${perRequestHundred.toFixed(2)}`,
     foreignNote,
-    `service peak RSS (VmHWM of the server process, whole run): ${peakRssMb === undefined ? 'n/a (no /proc)' : `${peakRssMb.toFixed(1)} MiB`}`,
+    `service peak RSS (VmHWM of its process, the whole mix): hot ${mb(hot.peakRssMb)}, cold ${mb(cold.peakRssMb)}; ` +
+      `the baseline process (canned answers): ${mb(baselinePeakRssMb)}`,
     'baseline: the same body parsing (parseLookupKeys) and response schema, answered from memory — no API key, rate limit or database.',
-    'CPU ms/req: CPU time per request of the service process and of the PostgreSQL server (every process of it; "?" when',
-    'it runs elsewhere), during the lookup (l) and the baseline (b) runs.',
+    'CPU ms/req: CPU time per request of the service process (of the baseline process for b) and of the PostgreSQL server',
+    '(every process of it; "?" when it runs elsewhere), during the lookup (l) and the baseline (b) runs.',
     '',
     'Goals',
-    goal('sku'),
-    goal('ean'),
+    goal('hot', 'sku'),
+    goal('hot', 'ean'),
+    goal('cold', 'sku'),
+    goal('cold', 'ean'),
   ].join('\n');
   return { json, text };
 }
 
 const scenario: Scenario = {
   name: 'lookup',
-  description: 'Public lookup by SKU and by EAN (100 keys a request, autocannon) against a same-process validate-and-serialise baseline',
+  description: 'Public lookup by SKU and by EAN (100 keys a request, autocannon), hot and cold key mixes, against a validate-and-serialise baseline',
   options: {
     connections: `concurrent connections of the load generator (default ${DEFAULT_CONNECTIONS})`,
     duration: `seconds per timed run (default ${DEFAULT_DURATION_S})`,
     'price-rules': `number of generated price rules (default ${DEFAULT_PRICE_RULES.toLocaleString('en-US')})`,
-    bodies: `distinct request bodies per kind, rotated (default ${DEFAULT_BODIES_PER_KIND}); more than the lookup holds (500 bodies = 50,000 keys) measures calls that read every product`,
+    bodies: `distinct request bodies per kind of the hot mix, rotated (default ${DEFAULT_BODIES_PER_KIND}: every key held by the lookup)`,
+    'cold-bodies': `distinct request bodies per kind of the cold mix (default ${DEFAULT_COLD_BODIES_PER_KIND.toLocaleString('en-US')}: keys from the whole catalogue, most calls read their products)`,
   },
   run,
 };
