@@ -67,18 +67,29 @@ export function encodeStock(stock: Stock): string {
   return JSON.stringify(stored);
 }
 
+/** Makes (or finds) the parts of a decoded document; `decodeStock` makes new ones. */
+export interface StockParts {
+  location(locationCode: string, quantity: number): Stock['byLocation'][number];
+  receipt(locationCode: string, quantity: number, expectedDate: string): Stock['incoming'][number];
+}
+
+const NEW_PARTS: StockParts = {
+  location: (locationCode, quantity) => ({ locationCode, quantity }),
+  receipt: (locationCode, quantity, expectedDate) => ({ locationCode, quantity, expectedDate }),
+};
+
 /** The API form of a stored document; it was written by `encodeStock`, so its shape is trusted. */
-export function decodeStock(text: string): Stock {
+export function decodeStock(text: string, parts: StockParts = NEW_PARTS): Stock {
   const [onHand, reserved, locations, receipts] = JSON.parse(text) as StoredStock;
   const byLocation: Stock['byLocation'] = new Array(locations.length);
   for (let i = 0; i < locations.length; i += 1) {
     const [locationCode, quantity] = locations[i] as [string, number];
-    byLocation[i] = { locationCode, quantity };
+    byLocation[i] = parts.location(locationCode, quantity);
   }
   const incoming: Stock['incoming'] = new Array(receipts.length);
   for (let i = 0; i < receipts.length; i += 1) {
     const [locationCode, quantity, expectedDate] = receipts[i] as [string, number, string];
-    incoming[i] = { locationCode, quantity, expectedDate };
+    incoming[i] = parts.receipt(locationCode, quantity, expectedDate);
   }
   return { onHand, reserved, byLocation, incoming };
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { NO_STOCK, decodeStock, type Stock } from '../inventory/stock.js';
+import { NO_STOCK, decodeStock, type Stock, type StockParts } from '../inventory/stock.js';
 import type { PricingProduct, StableWindow } from '../pricing/pricing.engine.js';
 import type { RuleSet } from '../pricing/rule-cache.js';
 import type { LookupBatch, LookupProductRow, LookupRequest } from './lookup.repository.js';
@@ -96,43 +96,72 @@ const NO_PRICES: readonly KeptPrice[] = Object.freeze([]);
 /** "Strings that were never sent are null, never an empty string." */
 const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
 
-type StockPart = Stock['byLocation'][number] | Stock['incoming'][number];
-
 /** Distinct stock parts shared at most; past this the table starts again (what is shared stays shared). */
-const SHARED_STOCK_PARTS = 32_768;
+const SHARED_STOCK_PARTS = 65_536;
+
+type Location = Stock['byLocation'][number];
+type Receipt = Stock['incoming'][number];
 
 /**
  * Decodes stored stock with its parts shared between products: every `{locationCode, quantity}`
  * and `{locationCode, quantity, expectedDate}` equal to one already held is that object (with its
  * strings). A catalogue repeats them a lot (the bench's 500,000 locations hold 2,505 distinct ones,
  * its 500,000 receipts 30,000), and they were more than half of what a held product cost. Stock is
- * never mutated, so sharing cannot change an answer.
+ * never mutated, so sharing cannot change an answer. The parts are found through maps keyed by
+ * their own fields before any is made, never by a key string built per part: building one for every
+ * part of every product read was the largest cost of a call that reads its products.
  */
-class StockDecoder {
-  readonly #parts = new Map<string, StockPart>();
+class StockDecoder implements StockParts {
+  readonly #locations = new Map<string, Map<number, Location>>();
+  readonly #receipts = new Map<string, Map<string, Map<number, Receipt>>>();
+  #parts = 0;
 
-  #share<T extends StockPart>(key: string, part: T): T {
-    const known = this.#parts.get(key);
-    if (known !== undefined) return known as T;
-    if (this.#parts.size >= SHARED_STOCK_PARTS) this.#parts.clear();
-    this.#parts.set(key, part);
+  #counted(): void {
+    this.#parts += 1;
+    if (this.#parts > SHARED_STOCK_PARTS) {
+      this.#locations.clear();
+      this.#receipts.clear();
+      this.#parts = 1;
+    }
+  }
+
+  location(locationCode: string, quantity: number): Location {
+    let byQuantity = this.#locations.get(locationCode);
+    if (byQuantity === undefined) {
+      byQuantity = new Map();
+      this.#locations.set(locationCode, byQuantity);
+    }
+    let part = byQuantity.get(quantity);
+    if (part === undefined) {
+      this.#counted();
+      part = { locationCode, quantity };
+      byQuantity.set(quantity, part);
+    }
+    return part;
+  }
+
+  receipt(locationCode: string, quantity: number, expectedDate: string): Receipt {
+    let byDate = this.#receipts.get(locationCode);
+    if (byDate === undefined) {
+      byDate = new Map();
+      this.#receipts.set(locationCode, byDate);
+    }
+    let byQuantity = byDate.get(expectedDate);
+    if (byQuantity === undefined) {
+      byQuantity = new Map();
+      byDate.set(expectedDate, byQuantity);
+    }
+    let part = byQuantity.get(quantity);
+    if (part === undefined) {
+      this.#counted();
+      part = { locationCode, quantity, expectedDate };
+      byQuantity.set(quantity, part);
+    }
     return part;
   }
 
   decode(stored: string | null): Stock {
-    if (stored === null) return NO_STOCK;
-    const stock = decodeStock(stored);
-    // Quantities and dates hold no space, so these keys cannot collide.
-    const { byLocation, incoming } = stock;
-    for (let i = 0; i < byLocation.length; i += 1) {
-      const l = byLocation[i] as Stock['byLocation'][number];
-      byLocation[i] = this.#share(`${l.quantity} ${l.locationCode}`, l);
-    }
-    for (let i = 0; i < incoming.length; i += 1) {
-      const r = incoming[i] as Stock['incoming'][number];
-      incoming[i] = this.#share(`${r.quantity} ${r.expectedDate} ${r.locationCode}`, r);
-    }
-    return stock;
+    return stored === null ? NO_STOCK : decodeStock(stored, this);
   }
 }
 
