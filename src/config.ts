@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   INTEGRATION_JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   SEARCH_REFRESH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 2000 }),
   LOOKUP_CACHE_MAX_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 64 }),
+  HEAP_GROWING_PERCENT: Type.Integer({ minimum: 0, maximum: 300, default: 100 }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   ERP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Portway <no-reply@portway.invalid>' }),
@@ -64,6 +65,8 @@ export interface Config {
   readonly searchRefreshIntervalMs: number;
   /** MiB of decoded products the public lookup holds per process (src/modules/lookup/product-cache.ts). */
   readonly lookupCacheMaxMb: number;
+  /** V8's old space may grow to (1 + this/100) × what survived its last full collection; 0: V8's own choice (up to 4×). */
+  readonly heapGrowingPercent: number;
   readonly smtpUrl: string | undefined;
   readonly erpUrl: string | undefined;
   /** Sender of portal invitations. */
@@ -156,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     searchRefreshIntervalMs: e.SEARCH_REFRESH_INTERVAL_MS,
     lookupCacheMaxMb: e.LOOKUP_CACHE_MAX_MB,
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
     smtpUrl: e.SMTP_URL,
     erpUrl: e.ERP_URL,
     mailFrom: e.MAIL_FROM,

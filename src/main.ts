@@ -6,6 +6,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { createIntegrationVerifier } from './platform/http/integration-auth.js';
+import { boundHeapGrowth } from './platform/heap.js';
 import { createLogger } from './platform/logger.js';
 import type { Worker } from './platform/jobs/worker.js';
 import { startJobWorker } from './worker.js';
@@ -54,6 +55,7 @@ async function start(config: Config, logger: Logger, started: Started): Promise<
  * everything, so the embedded PostgreSQL is never left behind by a service stopped early.
  */
 export async function serve(config: Config): Promise<void> {
+  boundHeapGrowth(config.heapGrowingPercent);
   const logger = createLogger(config.logLevel);
   const started: Started = { inFlight: new Set() };
   const starting = start(config, logger, started);

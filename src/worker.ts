@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import type { JobHandler, JobType } from './platform/jobs/job.js';
 import { startWorker, type Worker } from './platform/jobs/worker.js';
+import { boundHeapGrowth } from './platform/heap.js';
 import { createLogger } from './platform/logger.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/provision-user.job.js';
@@ -47,6 +48,7 @@ export async function startJobWorker(config: Config, database: Database, logger:
 /** `portway worker`: jobs only, no HTTP; for running the worker as its own process. */
 export async function runWorkerProcess(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
+  boundHeapGrowth(config.heapGrowingPercent);
   let database: Database | undefined;
   let worker: Worker | undefined;
   // Signal handlers first, as in `serve`: a signal during the start lets it finish, then closes it.

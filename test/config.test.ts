@@ -48,6 +48,14 @@ describe('loadConfig: defaults', () => {
     assertRefused({ SHUTDOWN_GRACE_MS: '2s' }, 'SHUTDOWN_GRACE_MS');
   });
 
+  it('bounds V8\'s heap growth to twice what survived its last full collection; HEAP_GROWING_PERCENT changes that, 0 leaves it to V8', () => {
+    assert.equal(config.heapGrowingPercent, 100);
+    assert.equal(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent, 0);
+    assert.equal(loadConfig({ HEAP_GROWING_PERCENT: '50' }).heapGrowingPercent, 50);
+    assertRefused({ HEAP_GROWING_PERCENT: '301' }, 'HEAP_GROWING_PERCENT', /between 0 and 300/);
+    assertRefused({ HEAP_GROWING_PERCENT: '-1' }, 'HEAP_GROWING_PERCENT');
+  });
+
   it('leaves the optional services unset (embedded database, no Redis, no SMTP, no ERP)', () => {
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.redisUrl, undefined);

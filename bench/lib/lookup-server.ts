@@ -31,6 +31,7 @@ import { parseLookupKeys, type LookupKind } from '../../src/modules/lookup/looku
 import { openDatabase } from '../../src/platform/db/database.js';
 import { createIntegrationVerifier } from '../../src/platform/http/integration-auth.js';
 import { AppError, ProblemSchema, errors } from '../../src/platform/http/problem.js';
+import { boundHeapGrowth } from '../../src/platform/heap.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { BASELINE_PREFIX } from './lookup-paths.js';
 
@@ -84,6 +85,8 @@ async function baselineRoutes(scope: FastifyInstance): Promise<void> {
 }
 
 const config = loadConfig(process.env);
+// As src/main.ts does for `portway serve`.
+boundHeapGrowth(config.heapGrowingPercent);
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger);
 const integrationVerifier = await createIntegrationVerifier(config);
