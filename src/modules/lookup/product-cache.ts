@@ -116,16 +116,19 @@ class StockDecoder implements StockParts {
   readonly #receipts = new Map<string, Map<string, Map<number, Receipt>>>();
   #parts = 0;
 
-  #counted(): void {
-    this.#parts += 1;
-    if (this.#parts > SHARED_STOCK_PARTS) {
-      this.#locations.clear();
-      this.#receipts.clear();
-      this.#parts = 1;
-    }
+  /**
+   * Starts the table again once it is full: before a lookup takes any of its maps, so a new part
+   * is never stored in a map the restart has already dropped.
+   */
+  #room(): void {
+    if (this.#parts < SHARED_STOCK_PARTS) return;
+    this.#locations.clear();
+    this.#receipts.clear();
+    this.#parts = 0;
   }
 
   location(locationCode: string, quantity: number): Location {
+    this.#room();
     let byQuantity = this.#locations.get(locationCode);
     if (byQuantity === undefined) {
       byQuantity = new Map();
@@ -133,7 +136,7 @@ class StockDecoder implements StockParts {
     }
     let part = byQuantity.get(quantity);
     if (part === undefined) {
-      this.#counted();
+      this.#parts += 1;
       part = { locationCode, quantity };
       byQuantity.set(quantity, part);
     }
@@ -141,6 +144,7 @@ class StockDecoder implements StockParts {
   }
 
   receipt(locationCode: string, quantity: number, expectedDate: string): Receipt {
+    this.#room();
     let byDate = this.#receipts.get(locationCode);
     if (byDate === undefined) {
       byDate = new Map();
@@ -153,7 +157,7 @@ class StockDecoder implements StockParts {
     }
     let part = byQuantity.get(quantity);
     if (part === undefined) {
-      this.#counted();
+      this.#parts += 1;
       part = { locationCode, quantity, expectedDate };
       byQuantity.set(quantity, part);
     }
