@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { publicCallerOf } from '../../platform/http/public-auth.js';
 import { ProblemSchema } from '../../platform/http/problem.js';
 import { ByEanBodySchema, BySkuBodySchema, LookupResponseSchema } from './lookup.schemas.js';
-import { lookupProducts, parseLookupKeys, type LookupDeps, type LookupKind } from './lookup.service.js';
+import { lookupAnswer, parseLookupKeys, type LookupDeps, type LookupKind } from './lookup.service.js';
 
 export type LookupRouteDeps = LookupDeps;
 
@@ -10,6 +10,9 @@ const RESPONSES = {
   200: LookupResponseSchema,
   400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema,
 };
+
+/** Fastify's own content type for a serialised JSON reply. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * POST /products/by-sku and /by-ean inside the public scope (API key + rate limit). The body is
@@ -31,10 +34,11 @@ export async function lookupRoutes(app: FastifyInstance, deps: LookupRouteDeps):
         response: RESPONSES,
       },
       validatorCompiler: () => (value: unknown) => ({ value }),
-    }, async (request) => {
+    }, async (request, reply) => {
       const keys = parseLookupKeys(request.body, kind);
       const caller = publicCallerOf(request);
-      return { data: await lookupProducts(deps, caller.accountNo, kind, keys) };
+      // Already the JSON the 200 schema serialises (lookup.render.ts): sent as it is.
+      return reply.type(JSON_TYPE).send(await lookupAnswer(deps, caller.accountNo, kind, keys));
     });
   };
   route('/products/by-sku', 'sku', BySkuBodySchema, 'Resolve up to 100 SKUs to the customer\'s net unit price and live stock');

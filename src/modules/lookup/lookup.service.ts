@@ -3,14 +3,16 @@ import { BLANK_MESSAGE, isBlank } from '../../platform/http/fields.js';
 import { textProblem } from '../../platform/http/formats.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
+import { decodeStock } from '../inventory/stock.js';
 import {
   netUnitPrice, stableWindow, type PriceRule, type PricingAccount, type PricingProduct,
 } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache, RuleSet } from '../pricing/rule-cache.js';
 import { eanProblem } from './ean.js';
+import { renderLookupAnswer } from './lookup.render.js';
 import { findLookupBatch, type LookupAccountRow } from './lookup.repository.js';
 import { MAX_LOOKUP_KEYS, type LookupResult } from './lookup.schemas.js';
-import { PRICES_KEPT_PER_PRODUCT, type LookupKind, type LookupProduct, type LookupProductCache } from './product-cache.js';
+import { PRICES_KEPT_PER_PRODUCT, type KeptPrice, type LookupKind, type LookupProduct, type LookupProductCache } from './product-cache.js';
 
 export { PRICES_KEPT_PER_PRODUCT, type LookupKind } from './product-cache.js';
 
@@ -95,29 +97,38 @@ interface PricingCall {
  */
 function keptPrice(product: LookupProduct, call: PricingCall): string | null {
   const t = call.at.getTime();
-  const kept = product.prices.find((price) => price.account === call.accountKey);
+  const held = product.prices;
+  const kept = held.length === 0 ? undefined : held.find((price) => price.account === call.accountKey);
   if (kept !== undefined && kept.rules === call.rules && t >= kept.window.from && t < kept.window.until) return kept.unitPrice;
   const rules = call.candidates(product.pricing);
   const { unitPrice } = netUnitPrice({ product: product.pricing, account: call.account, rules, at: call.at, quantity: LOOKUP_QUANTITY });
+  const price: KeptPrice = { account: call.accountKey, rules: call.rules, window: stableWindow(rules, call.at), unitPrice };
   // A new array of at most PRICES_KEPT_PER_PRODUCT, this account's last: an array of one price is
   // a third of what an empty Map costs, on every product held.
-  const others = product.prices.filter((price) => price !== kept);
-  product.prices = [
-    ...others.slice(Math.max(0, others.length - PRICES_KEPT_PER_PRODUCT + 1)),
-    { account: call.accountKey, rules: call.rules, window: stableWindow(rules, call.at), unitPrice },
-  ];
+  if (held.length === 0) {
+    product.prices = [price];
+  } else {
+    const others = held.filter((p) => p !== kept);
+    product.prices = [...others.slice(Math.max(0, others.length - PRICES_KEPT_PER_PRODUCT + 1)), price];
+  }
   return unitPrice;
+}
+
+/** One requested key's answer: the product shown and the account's price, or undefined when not found. */
+interface Resolved {
+  readonly key: string;
+  readonly found: { readonly product: LookupProduct; readonly unitPrice: string | null } | undefined;
 }
 
 /**
  * Resolves a batch for one account: one result per requested key, in request order, duplicates
- * repeated. A key is `found: false` when unknown, when the product is blocked, and when the account
- * may not buy its brand (it is not visible to that account). One query whatever the number of keys
+ * repeated. A key is not found when unknown, when the product is blocked, and when the account may
+ * not buy its brand (it is not visible to that account). One query whatever the number of keys
  * reads the account (with the price rules' version) and the rows of every key this process does not
  * hold decoded or that changed since it last checked it (`LookupProductCache`); the rules come from
  * the in-memory rule set, reloaded first (one more query) only when the version shows they changed.
  */
-export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<LookupResult[]> {
+async function resolveLookup(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<Resolved[]> {
   const unique = [...new Set(keys)];
   const plan = deps.products.plan(kind, unique);
   const batch = await findLookupBatch(deps.pool, accountNo, kind, plan.request);
@@ -137,26 +148,40 @@ export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: 
     account: pricing, accountKey: accountKey(pricing), rules, candidates: rules.index.forAccount(pricing), at: (deps.now ?? (() => new Date()))(),
   };
 
-  const values = new Map<string, LookupResult>();
+  const answers = new Map<string, Resolved>();
   unique.forEach((key, i) => {
     // By EAN the first visible variant (in SKU order) answers for a code.
-    const p = current[i]?.products.find((product) => !product.blocked && mayBuy(product.brandCode));
-    if (p === undefined) return;
-    values.set(key, {
+    const product = current[i]?.products.find((p) => !p.blocked && mayBuy(p.brandCode));
+    answers.set(key, { key, found: product === undefined ? undefined : { product, unitPrice: keptPrice(product, call) } });
+  });
+  return keys.map((key) => answers.get(key) as Resolved);
+}
+
+/** The batch's results as objects (`resolveLookup`): what the response schema describes. */
+export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<LookupResult[]> {
+  return (await resolveLookup(deps, accountNo, kind, keys)).map(({ key, found }) => (found === undefined
+    ? { key, found: false, value: null }
+    : {
       key,
       found: true,
       value: {
         currency: deps.currency,
-        ean: p.ean,
-        sku: p.sku,
-        masterProductNo: p.masterProductNo,
-        name: p.name,
-        size: p.size,
-        color: p.color,
-        unitPrice: keptPrice(p, call),
-        stock: p.stock,
+        ean: found.product.ean,
+        sku: found.product.sku,
+        masterProductNo: found.product.masterProductNo,
+        name: found.product.name,
+        size: found.product.size,
+        color: found.product.color,
+        unitPrice: found.unitPrice,
+        stock: decodeStock(found.product.stock),
       },
-    });
-  });
-  return keys.map((key) => values.get(key) ?? { key, found: false, value: null });
+    }));
+}
+
+/**
+ * The batch's answer, `{"data": [results]}`, as the JSON text the response schema serialises for
+ * `lookupProducts`' results, rendered from the held products' ready text (lookup.render.ts).
+ */
+export async function lookupAnswer(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<string> {
+  return renderLookupAnswer(deps.currency, await resolveLookup(deps, accountNo, kind, keys));
 }

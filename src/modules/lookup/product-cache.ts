@@ -1,12 +1,13 @@
 import { LRUCache } from 'lru-cache';
-import { NO_STOCK, decodeStock, type Stock, type StockParts } from '../inventory/stock.js';
+import { NO_STOCK_TEXT } from '../inventory/stock.js';
 import type { PricingProduct, StableWindow } from '../pricing/pricing.engine.js';
 import type { RuleSet } from '../pricing/rule-cache.js';
 import type { LookupBatch, LookupProductRow, LookupRequest } from './lookup.repository.js';
+import { renderProductFields } from './lookup.render.js';
 
 export type LookupKind = 'sku' | 'ean';
 
-/** One product as the lookup answers it, decoded once: everything but the account's price. */
+/** One product as the lookup answers it, decoded and rendered once: everything but the account's price. */
 export interface LookupProduct {
   readonly sku: string;
   readonly ean: string | null;
@@ -20,8 +21,10 @@ export interface LookupProduct {
   /** The rows it was decoded from (`LookupProductRow.version`): a row read again with this version is this product. */
   readonly version: string;
   readonly pricing: PricingProduct;
-  /** Shared by every answer that shows this version of the product; never mutated. */
-  readonly stock: Stock;
+  /** Its stock as the answer renders it: the stored text (`encodeStock`), never parsed here. */
+  readonly stock: string;
+  /** Its answer's fields from `ean` to `color`, rendered (`renderProductFields`). */
+  readonly fields: string;
   /**
    * Net unit prices computed for this version of the product, oldest first, at most
    * PRICES_KEPT_PER_PRODUCT (`keptPrice` in lookup.service.ts). Replaced, never changed in place.
@@ -56,15 +59,12 @@ export interface HeldKey {
 }
 
 /**
- * What a held key costs in V8's heap, estimated from what it holds. Measured on the bench's
- * catalogue (stock at 5 locations with 5 receipts, strings as pg hands them): ~1.3 KB per product
- * before its prices, ~150 bytes per kept price; these constants count ~1.8 KB and 160 bytes, with
- * every string as if two bytes a character, so the budget is an upper bound of what is held.
+ * What a held key costs in V8's heap, estimated from what it holds: its objects at a fixed size,
+ * ~150 bytes per kept price, and every string (the rendered stock and fields the largest) as if two
+ * bytes a character, so the budget is an upper bound of what is held.
  */
 const HELD_KEY_BYTES = 120;
 const PRODUCT_BYTES = 320;
-const LOCATION_BYTES = 64;
-const RECEIPT_BYTES = 96;
 const PRICE_BYTES = 160;
 /** A string's header and length, per character of its longest (two-byte) form. */
 const stringBytes = (value: string | null): number => (value === null ? 0 : 24 + 2 * value.length);
@@ -74,7 +74,7 @@ function productBytes(p: LookupProduct): number {
   return PRODUCT_BYTES + stringBytes(p.sku) + stringBytes(p.ean) + stringBytes(p.masterProductNo) + stringBytes(p.name)
     + stringBytes(p.size) + stringBytes(p.color) + stringBytes(p.brandCode) + stringBytes(p.version)
     + stringBytes(p.pricing.itemDiscountGroup) + stringBytes(p.pricing.unitPrice)
-    + p.stock.byLocation.length * LOCATION_BYTES + p.stock.incoming.length * RECEIPT_BYTES
+    + stringBytes(p.stock) + stringBytes(p.fields)
     + PRICES_KEPT_PER_PRODUCT * PRICE_BYTES;
 }
 
@@ -96,93 +96,26 @@ const NO_PRICES: readonly KeptPrice[] = Object.freeze([]);
 /** "Strings that were never sent are null, never an empty string." */
 const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
 
-/** Distinct stock parts shared at most; past this the table starts again (what is shared stays shared). */
-const SHARED_STOCK_PARTS = 65_536;
-
-type Location = Stock['byLocation'][number];
-type Receipt = Stock['incoming'][number];
-
-/**
- * Decodes stored stock with its parts shared between products: every `{locationCode, quantity}`
- * and `{locationCode, quantity, expectedDate}` equal to one already held is that object (with its
- * strings). A catalogue repeats them a lot (the bench's 500,000 locations hold 2,505 distinct ones,
- * its 500,000 receipts 30,000), and they were more than half of what a held product cost. Stock is
- * never mutated, so sharing cannot change an answer. The parts are found through maps keyed by
- * their own fields before any is made, never by a key string built per part: building one for every
- * part of every product read was the largest cost of a call that reads its products.
- */
-class StockDecoder implements StockParts {
-  readonly #locations = new Map<string, Map<number, Location>>();
-  readonly #receipts = new Map<string, Map<string, Map<number, Receipt>>>();
-  #parts = 0;
-
-  /**
-   * Starts the table again once it is full: before a lookup takes any of its maps, so a new part
-   * is never stored in a map the restart has already dropped.
-   */
-  #room(): void {
-    if (this.#parts < SHARED_STOCK_PARTS) return;
-    this.#locations.clear();
-    this.#receipts.clear();
-    this.#parts = 0;
-  }
-
-  location(locationCode: string, quantity: number): Location {
-    this.#room();
-    let byQuantity = this.#locations.get(locationCode);
-    if (byQuantity === undefined) {
-      byQuantity = new Map();
-      this.#locations.set(locationCode, byQuantity);
-    }
-    let part = byQuantity.get(quantity);
-    if (part === undefined) {
-      this.#parts += 1;
-      part = { locationCode, quantity };
-      byQuantity.set(quantity, part);
-    }
-    return part;
-  }
-
-  receipt(locationCode: string, quantity: number, expectedDate: string): Receipt {
-    this.#room();
-    let byDate = this.#receipts.get(locationCode);
-    if (byDate === undefined) {
-      byDate = new Map();
-      this.#receipts.set(locationCode, byDate);
-    }
-    let byQuantity = byDate.get(expectedDate);
-    if (byQuantity === undefined) {
-      byQuantity = new Map();
-      byDate.set(expectedDate, byQuantity);
-    }
-    let part = byQuantity.get(quantity);
-    if (part === undefined) {
-      this.#parts += 1;
-      part = { locationCode, quantity, expectedDate };
-      byQuantity.set(quantity, part);
-    }
-    return part;
-  }
-
-  decode(stored: string | null): Stock {
-    return stored === null ? NO_STOCK : decodeStock(stored, this);
-  }
-}
-
-function lookupProduct(row: LookupProductRow, stock: StockDecoder): LookupProduct {
+function lookupProduct(row: LookupProductRow): LookupProduct {
+  const ean = text(row.ean);
+  const masterProductNo = text(row.master_product_no) ?? row.sku;
+  const name = text(row.name);
+  const size = text(row.size);
+  const color = text(row.color);
   return {
     sku: row.sku,
-    ean: text(row.ean),
-    masterProductNo: text(row.master_product_no) ?? row.sku,
-    name: text(row.name),
-    size: text(row.size),
-    color: text(row.color),
+    ean,
+    masterProductNo,
+    name,
+    size,
+    color,
     blocked: row.blocked === true,
     brandCode: row.brand_code,
     brandRestricted: row.brand_restricted,
     version: row.version,
     pricing: { sku: row.sku, masterProductNo: row.master_product_no, itemDiscountGroup: row.item_discount_group, unitPrice: row.unit_price },
-    stock: stock.decode(row.stock_json),
+    stock: row.stock_json ?? NO_STOCK_TEXT,
+    fields: renderProductFields({ ean, sku: row.sku, masterProductNo, name, size, color }),
     prices: NO_PRICES,
   };
 }
@@ -217,14 +150,14 @@ export interface LookupPlan {
  * checked (the snapshot xmin is cluster-wide: an import, a pg_dump or another database's long
  * transaction hold it back), so this is the common case, not the exception.
  */
-function productsOf(rows: readonly LookupProductRow[], held: HeldKey | undefined, stock: StockDecoder): readonly LookupProduct[] {
-  if (held === undefined) return rows.map((row) => lookupProduct(row, stock));
+function productsOf(rows: readonly LookupProductRow[], held: HeldKey | undefined): readonly LookupProduct[] {
+  if (held === undefined) return rows.map(lookupProduct);
   let same = rows.length === held.products.length;
   const products = rows.map((row, i) => {
     const kept = held.products[i]?.sku === row.sku ? held.products[i] : held.products.find((p) => p.sku === row.sku);
     if (kept !== undefined && kept.version === row.version) return kept;
     same = false;
-    return lookupProduct(row, stock);
+    return lookupProduct(row);
   });
   return same ? held.products : products;
 }
@@ -242,7 +175,6 @@ export class LookupProductCache {
   readonly #held: LRUCache<string, HeldKey>;
   /** `lookup_state.deletions` the held entries were read under; null before the first answer. */
   #deletions: bigint | null = null;
-  readonly #stock = new StockDecoder();
   /**
    * Hashes of keys read but not held for want of room (`#hold`), one slot each: a key is taken in
    * place of others only when it was asked for before. Without it, calls whose keys are rarely
@@ -335,7 +267,7 @@ export class LookupProductCache {
         continue;
       }
       const before = plan.held.get(key);
-      const products = productsOf(rows, before, this.#stock);
+      const products = productsOf(rows, before);
       let entry: HeldKey;
       if (before !== undefined && products === before.products) {
         // Unchanged: the entry is current as of this snapshot too (or of the later one it had).

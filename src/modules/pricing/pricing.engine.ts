@@ -78,43 +78,41 @@ function accountSourceCode(account: PricingAccount, sourceType: Exclude<SourceTy
   return isBlank(code) ? null : code;
 }
 
-function sourceMatches(rule: PriceRule, account: PricingAccount): boolean {
-  if (rule.sourceType === 'AllCustomers') return true;
-  const code = accountSourceCode(account, rule.sourceType);
-  return code !== null && rule.sourceCode === code;
-}
+const CODED_SOURCES = ['Customer', 'CustomerPriceGroup', 'CustomerDiscountGroup'] as const;
+type CodedSource = (typeof CODED_SOURCES)[number];
 
-function targetMatches(rule: PriceRule, product: PricingProduct): boolean {
-  if (rule.sku !== null) return rule.sku === product.sku;
-  if (rule.masterProductNo !== null) return rule.masterProductNo === effectiveMasterProductNo(product);
-  if (rule.itemDiscountGroup !== null) return !isBlank(product.itemDiscountGroup) && rule.itemDiscountGroup === product.itemDiscountGroup;
-  return false;
-}
-
-/** One target's rules by source: everyone's, and per code for each coded source type. */
+/**
+ * One target's rules by source: everyone's, and per code for each coded source type, in the order
+ * of CODED_SOURCES (an array, so pricing reads it by index rather than by a computed property name).
+ */
 interface SourceBuckets {
   everyone: PriceRule[];
-  coded: Record<Exclude<SourceType, 'AllCustomers'>, Map<string, PriceRule[]>>;
+  coded: readonly [Map<string, PriceRule[]>, Map<string, PriceRule[]>, Map<string, PriceRule[]>];
 }
-
-const CODED_SOURCES = ['Customer', 'CustomerPriceGroup', 'CustomerDiscountGroup'] as const;
 
 function bucketsOf(map: Map<string, SourceBuckets>, target: string): SourceBuckets {
   let buckets = map.get(target);
   if (buckets === undefined) {
-    buckets = { everyone: [], coded: { Customer: new Map(), CustomerPriceGroup: new Map(), CustomerDiscountGroup: new Map() } };
+    buckets = { everyone: [], coded: [new Map(), new Map(), new Map()] };
     map.set(target, buckets);
   }
   return buckets;
 }
 
-/** Appends the rules of `buckets` whose source is everyone or one of the account's codes (null: it has none). */
-function collect(into: PriceRule[], buckets: SourceBuckets | undefined, codes: ReadonlyArray<string | null>): void {
+/** The account's code for each of CODED_SOURCES, in that order; null where it has none. */
+type AccountCodes = readonly [string | null, string | null, string | null];
+
+const accountCodes = (account: PricingAccount): AccountCodes => [
+  accountSourceCode(account, 'Customer'), accountSourceCode(account, 'CustomerPriceGroup'), accountSourceCode(account, 'CustomerDiscountGroup'),
+];
+
+/** Appends the rules of `buckets` whose source is everyone or one of the account's codes. */
+function collect(into: PriceRule[], buckets: SourceBuckets | undefined, codes: AccountCodes): void {
   if (buckets === undefined) return;
   for (const rule of buckets.everyone) into.push(rule);
-  for (let i = 0; i < CODED_SOURCES.length; i += 1) {
+  for (let i = 0; i < 3; i += 1) {
     const code = codes[i];
-    const list = code === null || code === undefined ? undefined : buckets.coded[CODED_SOURCES[i] as (typeof CODED_SOURCES)[number]].get(code);
+    const list = code === null || code === undefined ? undefined : buckets.coded[i]?.get(code);
     if (list !== undefined) for (const rule of list) into.push(rule);
   }
 }
@@ -145,7 +143,7 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
     if (rule.sourceType === 'AllCustomers') {
       buckets.everyone.push(rule);
     } else if (rule.sourceCode !== null) { // a coded rule without a code matches nobody
-      const byCode = buckets.coded[rule.sourceType];
+      const byCode = buckets.coded[CODED_SOURCES.indexOf(rule.sourceType as CodedSource)] as Map<string, PriceRule[]>;
       const list = byCode.get(rule.sourceCode);
       if (list) list.push(rule);
       else byCode.set(rule.sourceCode, [rule]);
@@ -153,7 +151,7 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
   }
   return {
     forAccount(account) {
-      const codes = CODED_SOURCES.map((sourceType) => accountSourceCode(account, sourceType));
+      const codes = accountCodes(account);
       return (product) => {
         const found: PriceRule[] = [];
         collect(found, bySku.get(product.sku), codes);
@@ -165,9 +163,8 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
   };
 }
 
-/** Both bounds inclusive; a missing bound is open. */
-function inEffect(rule: PriceRule, at: Date): boolean {
-  const t = at.getTime();
+/** Both bounds inclusive; a missing bound is open. `t`: the instant, ms since the epoch. */
+function inEffect(rule: PriceRule, t: number): boolean {
   if (rule.startDate !== null && t < rule.startDate.getTime()) return false;
   if (rule.endDate !== null && t > rule.endDate.getTime()) return false;
   return true;
@@ -190,25 +187,64 @@ export interface StableWindow {
  */
 export function stableWindow(rules: readonly PriceRule[], at: Date): StableWindow {
   const t = at.getTime();
-  let from = -Infinity;
-  let until = Infinity;
-  const bound = (edge: number) => {
-    if (edge <= t) from = Math.max(from, edge);
-    else until = Math.min(until, edge);
-  };
+  const window = { from: -Infinity, until: Infinity };
   for (const rule of rules) {
-    if (rule.startDate !== null) bound(rule.startDate.getTime());
-    if (rule.endDate !== null) bound(rule.endDate.getTime() + 1);
+    if (rule.startDate !== null) narrow(window, rule.startDate.getTime(), t);
+    if (rule.endDate !== null) narrow(window, rule.endDate.getTime() + 1, t);
   }
-  return { from, until };
+  return window;
+}
+
+/** Shrinks the window around `t` to the side of `edge` that holds `t`. */
+function narrow(window: StableWindow, edge: number, t: number): void {
+  if (edge <= t) window.from = Math.max(window.from, edge);
+  else window.until = Math.min(window.until, edge);
+}
+
+/**
+ * What a rule is checked against, worked out once per product and account rather than per rule:
+ * the account's codes, the product's effective master and item discount group (null when blank:
+ * "no group", never a group called ""), the instant and the quantity.
+ */
+interface RuleContext {
+  readonly codes: AccountCodes;
+  readonly sku: string;
+  readonly master: string;
+  readonly group: string | null;
+  readonly t: number;
+  readonly quantity: number;
+}
+
+function ruleContext(product: PricingProduct, account: PricingAccount, at: Date, quantity: number): RuleContext {
+  return {
+    codes: accountCodes(account),
+    sku: product.sku,
+    master: effectiveMasterProductNo(product),
+    group: isBlank(product.itemDiscountGroup) ? null : product.itemDiscountGroup,
+    t: at.getTime(),
+    quantity,
+  };
+}
+
+/**
+ * The rule's source is everyone or the account's code of its type; its target is the product's
+ * sku, else its effective master, else its item discount group (the first the rule names); it is in
+ * effect; its quantity break is met.
+ */
+function appliesIn(rule: PriceRule, c: RuleContext): boolean {
+  if (rule.sourceType !== 'AllCustomers') {
+    const code = c.codes[CODED_SOURCES.indexOf(rule.sourceType)];
+    if (code === null || code === undefined || rule.sourceCode !== code) return false;
+  }
+  const target = rule.sku !== null ? rule.sku === c.sku
+    : rule.masterProductNo !== null ? rule.masterProductNo === c.master
+      : rule.itemDiscountGroup !== null && c.group !== null && rule.itemDiscountGroup === c.group;
+  return target && inEffect(rule, c.t) && (rule.minQuantity ?? 0) <= c.quantity;
 }
 
 /** Whether the rule's source, target, validity window and quantity break all fit (priceMode aside). */
 export function ruleApplies(rule: PriceRule, product: PricingProduct, account: PricingAccount, at: Date, quantity: number): boolean {
-  return sourceMatches(rule, account)
-    && targetMatches(rule, product)
-    && inEffect(rule, at)
-    && (rule.minQuantity ?? 0) <= quantity;
+  return appliesIn(rule, ruleContext(product, account, at, quantity));
 }
 
 /**
@@ -283,11 +319,12 @@ function listPriceOf(product: PricingProduct): { value: Dec; text: string } | nu
  * accounts too: each is checked against this product and account.
  */
 export function netUnitPrice(input: { product: PricingProduct; account: PricingAccount; rules: readonly PriceRule[]; at: Date; quantity: number }): NetPrice {
-  const { product, account, at, quantity } = input;
+  const { product, account } = input;
+  const context = ruleContext(product, account, input.at, input.quantity);
   let chosen: Choice | null = null;
   let bestDiscount: Choice | null = null;
   for (const rule of input.rules) {
-    if (!allowedByPriceMode(rule, account.priceMode) || !ruleApplies(rule, product, account, at, quantity)) continue;
+    if (!allowedByPriceMode(rule, account.priceMode) || !appliesIn(rule, context)) continue;
     const amount = ruleAmount(rule);
     if (amount === null) continue;
     if (rule.amountType === 'Price') {

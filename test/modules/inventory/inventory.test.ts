@@ -186,27 +186,31 @@ describe('PUT /inventory', () => {
     assert.equal(await stockJson('DOC-KEEP'), before);
   });
 
-  it('renders a SKU stored before the document existed the way the writer does (migration backfill)', async () => {
+  it('renders every stored SKU again the way the writer does, byte for byte (migration to the API form)', async () => {
     await send([{ sku: 'OLD', locations: [
       { locationCode: 'b', onHand: 2, reserved: 1, incoming: [{ quantity: 1, expectedDate: '2027-03-01' }] },
-      { locationCode: 'B', onHand: 4, incoming: [{ quantity: 2, expectedDate: '2027-03-01' }, { quantity: 5, expectedDate: '2027-01-01' }] },
+      { locationCode: 'B "\\ é', onHand: 4, incoming: [{ quantity: 2, expectedDate: '2027-03-01' }, { quantity: 5, expectedDate: '2027-01-01' }, { quantity: 3, expectedDate: '2027-03-01' }] },
+      { locationCode: 'A\tZ', onHand: 0, reserved: 0 },
     ] }, { sku: 'OLD-NONE', locations: [] }]);
     const written = { OLD: await stockJson('OLD'), 'OLD-NONE': await stockJson('OLD-NONE') };
-    // Run the migration's backfill statement over the stored rows, as it ran over SKUs stored before it.
-    const migration = fs.readFileSync(`${MIGRATIONS_DIR}/1764000000300_inventory_stock.sql`, 'utf8');
+    await t.pool.query(`UPDATE inventory_items SET stock_json = '[0,0,[],[]]' WHERE sku IN ('OLD', 'OLD-NONE')`);
+    // Run the migration's statement over the stored rows, as it ran over SKUs stored in the old form.
+    const migration = fs.readFileSync(`${MIGRATIONS_DIR}/1764000000700_inventory_stock_api_form.sql`, 'utf8');
     const backfill = /UPDATE inventory_items[\s\S]*?;\n/.exec(migration)?.[0];
-    assert.ok(backfill, 'the migration has its backfill UPDATE');
-    await t.pool.query(backfill.replace(/;\n$/, " WHERE i.sku IN ('OLD', 'OLD-NONE')"));
-    for (const [sku, rendered] of Object.entries(written)) {
-      assert.deepEqual(JSON.parse(await stockJson(sku) as string), JSON.parse(rendered as string), sku);
-    }
+    assert.ok(backfill, 'the migration has its UPDATE');
+    await t.pool.query(backfill.replace(/;\n$/, "\n WHERE i.sku IN ('OLD', 'OLD-NONE')"));
+    for (const [sku, rendered] of Object.entries(written)) assert.equal(await stockJson(sku), rendered, sku);
   });
 
-  it('stores the compact form, which decodes to the API form', async () => {
-    await send([{ sku: 'COMPACT', locations: [{ locationCode: 'SYD', onHand: 7, reserved: 2, incoming: [{ quantity: 4, expectedDate: '2027-01-15' }] }] }]);
-    assert.equal(await stockJson('COMPACT'), '[7,2,[["SYD",7]],[["SYD",4,"2027-01-15"]]]');
+  it('stores the API form, as the lookup\'s response schema renders it', async () => {
+    await send([{ sku: 'API-FORM', locations: [{ locationCode: 'SYD', onHand: 7, reserved: 2, incoming: [{ quantity: 4, expectedDate: '2027-01-15' }] }] }]);
+    assert.equal(await stockJson('API-FORM'),
+      '{"onHand":7,"reserved":2,"byLocation":[{"locationCode":"SYD","quantity":7}],"incoming":[{"locationCode":"SYD","quantity":4,"expectedDate":"2027-01-15"}]}');
     const stock = { onHand: 3, reserved: 1, byLocation: [{ locationCode: 'A', quantity: 3 }], incoming: [{ locationCode: 'A', quantity: 9, expectedDate: '2027-02-01' }] };
     assert.deepEqual(decodeStock(encodeStock(stock)), stock);
+    const annotated = { locationCode: 'A', quantity: 3, note: 'x' };
+    const extra = { ...stock, byLocation: [annotated] };
+    assert.equal(encodeStock(extra), encodeStock(stock), 'fields outside the schema are never rendered');
   });
 
   it('orders locations and receipts by code units, whatever the database collation', () => {
