@@ -22,7 +22,7 @@ const EnvSchema = Type.Object({
   INTEGRATION_JWT_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   INTEGRATION_JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   SEARCH_REFRESH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 2000 }),
-  LOOKUP_CACHE_MAX_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 64 }),
+  LOOKUP_CACHE_MAX_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 48 }),
   HEAP_GROWING_PERCENT: Type.Integer({ minimum: 0, maximum: 300, default: 100 }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   ERP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),

@@ -4,9 +4,7 @@ import { textProblem } from '../../platform/http/formats.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import { decodeStock } from '../inventory/stock.js';
-import {
-  netUnitPrice, stableWindow, type PriceRule, type PricingAccount, type PricingProduct,
-} from '../pricing/pricing.engine.js';
+import type { PricedUnit, PricingAccount, PricingProduct } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache, RuleSet } from '../pricing/rule-cache.js';
 import { eanProblem } from './ean.js';
 import { renderLookupAnswer } from './lookup.render.js';
@@ -82,10 +80,10 @@ const LOOKUP_QUANTITY = 1;
 const accountKey = (a: PricingAccount): string => JSON.stringify([a.accountNo, a.priceMode, a.priceGroup, a.discGroup]);
 
 interface PricingCall {
-  readonly account: PricingAccount;
   readonly accountKey: string;
   readonly rules: RuleSet;
-  readonly candidates: (product: PricingProduct) => PriceRule[];
+  /** `RuleIndex.pricer` for the call's account, instant and quantity. */
+  readonly price: (product: PricingProduct) => PricedUnit;
   readonly at: Date;
 }
 
@@ -100,9 +98,8 @@ function keptPrice(product: LookupProduct, call: PricingCall): string | null {
   const held = product.prices;
   const kept = held.length === 0 ? undefined : held.find((price) => price.account === call.accountKey);
   if (kept !== undefined && kept.rules === call.rules && t >= kept.window.from && t < kept.window.until) return kept.unitPrice;
-  const rules = call.candidates(product.pricing);
-  const { unitPrice } = netUnitPrice({ product: product.pricing, account: call.account, rules, at: call.at, quantity: LOOKUP_QUANTITY });
-  const price: KeptPrice = { account: call.accountKey, rules: call.rules, window: stableWindow(rules, call.at), unitPrice };
+  const { unitPrice, window } = call.price(product.pricing);
+  const price: KeptPrice = { account: call.accountKey, rules: call.rules, window, unitPrice };
   // A new array of at most PRICES_KEPT_PER_PRODUCT, this account's last: an array of one price is
   // a third of what an empty Map costs, on every product held.
   if (held.length === 0) {
@@ -144,9 +141,8 @@ async function resolveLookup(deps: LookupDeps, accountNo: string, kind: LookupKi
   const mayBuy = brandEntitlement({ allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted);
   const pricing = pricingAccount(account);
   const rules = await deps.rules.atLeast(account.rules_version);
-  const call: PricingCall = {
-    account: pricing, accountKey: accountKey(pricing), rules, candidates: rules.index.forAccount(pricing), at: (deps.now ?? (() => new Date()))(),
-  };
+  const at = (deps.now ?? (() => new Date()))();
+  const call: PricingCall = { accountKey: accountKey(pricing), rules, price: rules.index.pricer(pricing, at, LOOKUP_QUANTITY), at };
 
   const answers = new Map<string, Resolved>();
   unique.forEach((key, i) => {

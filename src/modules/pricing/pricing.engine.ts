@@ -117,10 +117,23 @@ function collect(into: PriceRule[], buckets: SourceBuckets | undefined, codes: A
   }
 }
 
+/** A net unit price with the window it holds in (`stableWindow` of the rules it was chosen from). */
+export interface PricedUnit {
+  readonly unitPrice: string | null;
+  readonly window: StableWindow;
+}
+
 /** A rule list grouped by target and source; `forAccount` fixes the account once for a batch of products. */
 export interface RuleIndex {
   /** The rules aimed at a product (its sku, effective master or item discount group) from this account's sources. */
   forAccount(account: PricingAccount): (product: PricingProduct) => PriceRule[];
+  /**
+   * Prices products for one account at one instant and quantity: for each, `netUnitPrice` of its
+   * `forAccount` rules and their `stableWindow`. The rules aimed at an item discount group are the
+   * same for every product of the group, so their winners and window are worked out once per group
+   * and combined with each product's own (sku and master) rules.
+   */
+  pricer(account: PricingAccount, at: Date, quantity: number): (product: PricingProduct) => PricedUnit;
 }
 
 /**
@@ -158,6 +171,34 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
         collect(found, byMaster.get(effectiveMasterProductNo(product)), codes);
         if (!isBlank(product.itemDiscountGroup)) collect(found, byGroup.get(product.itemDiscountGroup), codes);
         return found;
+      };
+    },
+    pricer(account, at, quantity) {
+      const codes = accountCodes(account);
+      const groups = new Map<string, Winners & { window: StableWindow }>();
+      return (product) => {
+        const context = ruleContext(product, account, at, quantity);
+        const own: PriceRule[] = [];
+        collect(own, bySku.get(context.sku), codes);
+        collect(own, byMaster.get(context.master), codes);
+        const mine = choose(own, context, account.priceMode);
+        const window = stableWindow(own, at);
+        if (context.group === null) return { unitPrice: priceOf(product, mine).unitPrice, window };
+        let group = groups.get(context.group);
+        if (group === undefined) {
+          const shared: PriceRule[] = [];
+          collect(shared, byGroup.get(context.group), codes);
+          // Whether a group rule applies depends on the account, the instant, the quantity and the
+          // group only, all the same for every product of this group here.
+          group = { ...choose(shared, context, account.priceMode), window: stableWindow(shared, at) };
+          groups.set(context.group, group);
+        }
+        return {
+          unitPrice: priceOf(product, {
+            chosen: lowerPrice(mine.chosen, group.chosen), bestDiscount: higherDiscount(mine.bestDiscount, group.bestDiscount),
+          }).unitPrice,
+          window: { from: Math.max(window.from, group.window.from), until: Math.min(window.until, group.window.until) },
+        };
       };
     },
   };
@@ -273,21 +314,45 @@ function moreSpecific(a: PriceRule, b: PriceRule): number {
     || (a.ruleId < b.ruleId ? -1 : a.ruleId > b.ruleId ? 1 : 0);
 }
 
+/**
+ * A rule's amount, exact, with the same value as an integer of ten-thousandths when it has at most
+ * 4 places (always, for an amount read from a numeric(19,4) column): rules are compared far more
+ * often than they are parsed, and comparing two such integers allocates nothing, where a decimal
+ * comparison copies its operand.
+ */
+interface Amount {
+  readonly value: Dec;
+  /** `value` × 10^SCALE, or null when that is not an integer. */
+  readonly scaled: bigint | null;
+}
+
+const SCALE_FACTOR = new Dec(10).pow(SCALE);
+
+function amountOf(value: Dec): Amount {
+  return { value, scaled: value.decimalPlaces() <= SCALE ? BigInt(value.times(SCALE_FACTOR).toFixed(0)) : null };
+}
+
+/** Negative when a < b, positive when a > b, 0 when equal: exactly. */
+function compareAmounts(a: Amount, b: Amount): number {
+  if (a.scaled !== null && b.scaled !== null) return a.scaled < b.scaled ? -1 : a.scaled > b.scaled ? 1 : 0;
+  return a.value.comparedTo(b.value);
+}
+
 /** Parsed amounts, once per rule object: a cached rule set prices many calls (rules are never mutated). */
-const parsedAmounts = new WeakMap<PriceRule, Dec | null>();
+const parsedAmounts = new WeakMap<PriceRule, Amount | null>();
 
 /** The rule's amount: its unit price for a Price rule, its line discount percent for a Discount rule. */
-function ruleAmount(rule: PriceRule): Dec | null {
+function ruleAmount(rule: PriceRule): Amount | null {
   let amount = parsedAmounts.get(rule);
   if (amount === undefined) {
     const text = rule.amountType === 'Price' ? rule.unitPrice : rule.lineDiscountPercent;
-    amount = text === null ? null : new Dec(text);
+    amount = text === null ? null : amountOf(new Dec(text));
     parsedAmounts.set(rule, amount);
   }
   return amount;
 }
 
-interface Choice { rule: PriceRule; amount: Dec }
+interface Choice { rule: PriceRule; amount: Amount }
 
 const HUNDRED = new Dec(100);
 const fixed = (value: Dec): string => value.toFixed(SCALE, Dec.ROUND_HALF_UP);
@@ -319,25 +384,46 @@ function listPriceOf(product: PricingProduct): { value: Dec; text: string } | nu
  * accounts too: each is checked against this product and account.
  */
 export function netUnitPrice(input: { product: PricingProduct; account: PricingAccount; rules: readonly PriceRule[]; at: Date; quantity: number }): NetPrice {
-  const { product, account } = input;
-  const context = ruleContext(product, account, input.at, input.quantity);
+  const context = ruleContext(input.product, input.account, input.at, input.quantity);
+  return priceOf(input.product, choose(input.rules, context, input.account.priceMode));
+}
+
+/** The winning Price rule and Discount rule of a set of rules, either null when none applies. */
+interface Winners {
+  readonly chosen: Choice | null;
+  readonly bestDiscount: Choice | null;
+}
+
+/** The lowest price wins; equal prices go to the more specific rule. */
+const lowerPrice = (a: Choice | null, b: Choice | null): Choice | null =>
+  (a === null ? b : b === null ? a : (compareAmounts(b.amount, a.amount) || moreSpecific(b.rule, a.rule)) < 0 ? b : a);
+
+/** The highest discount wins; equal discounts go to the more specific rule. */
+const higherDiscount = (a: Choice | null, b: Choice | null): Choice | null =>
+  (a === null ? b : b === null ? a : (compareAmounts(a.amount, b.amount) || moreSpecific(b.rule, a.rule)) < 0 ? b : a);
+
+/**
+ * The winners among the rules that apply in `context` and pass the price mode. Each winner is the
+ * least of a total order (amount, then `moreSpecific`, which ends with the unique ruleId), so the
+ * winners of a union are the winners of its parts' winners (`pricer` relies on it).
+ */
+function choose(rules: readonly PriceRule[], context: RuleContext, priceMode: string | null): Winners {
   let chosen: Choice | null = null;
   let bestDiscount: Choice | null = null;
-  for (const rule of input.rules) {
-    if (!allowedByPriceMode(rule, account.priceMode) || !appliesIn(rule, context)) continue;
+  for (const rule of rules) {
+    if (!allowedByPriceMode(rule, priceMode) || !appliesIn(rule, context)) continue;
     const amount = ruleAmount(rule);
     if (amount === null) continue;
-    if (rule.amountType === 'Price') {
-      // The lowest price wins.
-      if (chosen === null || (amount.comparedTo(chosen.amount) || moreSpecific(rule, chosen.rule)) < 0) chosen = { rule, amount };
-    } else if (bestDiscount === null || (bestDiscount.amount.comparedTo(amount) || moreSpecific(rule, bestDiscount.rule)) < 0) {
-      // The highest discount wins.
-      bestDiscount = { rule, amount };
-    }
+    if (rule.amountType === 'Price') chosen = lowerPrice(chosen, { rule, amount });
+    else bestDiscount = higherDiscount(bestDiscount, { rule, amount });
   }
+  return { chosen, bestDiscount };
+}
 
+/** The net price of a product from the winners of its rules. */
+function priceOf(product: PricingProduct, { chosen, bestDiscount }: Winners): NetPrice {
   const listPrice = listPriceOf(product);
-  const price = chosen?.amount ?? listPrice?.value ?? null;
+  const price = chosen?.amount.value ?? listPrice?.value ?? null;
   if (price === null) {
     return { unitPrice: null, listPrice: null, basis: 'none', priceRule: null, discountRule: null, discountPercent: null };
   }
@@ -347,12 +433,12 @@ export function netUnitPrice(input: { product: PricingProduct; account: PricingA
   const discount = discountAllowed ? bestDiscount : null;
 
   return {
-    unitPrice: discount === null ? fixedText(price) : discountedText(price, discount.rule, discount.amount),
+    unitPrice: discount === null ? fixedText(price) : discountedText(price, discount.rule, discount.amount.value),
     listPrice: listPrice?.text ?? null,
     basis: chosen === null ? 'list' : 'rule',
     priceRule: chosen?.rule ?? null,
     discountRule: discount?.rule ?? null,
-    discountPercent: discount === null ? null : fixedText(discount.amount),
+    discountPercent: discount === null ? null : fixedText(discount.amount.value),
   };
 }
 

@@ -301,6 +301,51 @@ describe('indexRules', () => {
       }
     }
   });
+
+  it('prices like netUnitPrice over every rule, with the window of the candidates, products of a group sharing one pricer (2,000 random cases)', () => {
+    const random = seeded(20261125);
+    const one = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
+    const day = 86_400_000;
+    const dates = [null, BEFORE, AFTER, new Date(AT.getTime() - 3 * day), new Date(AT.getTime() + 5 * day)];
+    const randomRule = (i: number): PriceRule => {
+      const targetKind = one(['sku', 'master', 'group', 'group', 'group-blank'] as const);
+      const sourceType = one(['AllCustomers', 'Customer', 'CustomerPriceGroup', 'CustomerDiscountGroup'] as const);
+      const isPrice = random() < 0.5;
+      return rule(`R${String(i).padStart(3, '0')}`, {
+        sku: targetKind === 'sku' ? one(['S1', 'S2', 'S3']) : null,
+        masterProductNo: targetKind === 'master' ? one(['M1', 'M2', 'S1']) : null,
+        itemDiscountGroup: targetKind === 'group' ? one(['G1', 'G2']) : targetKind === 'group-blank' ? '' : null,
+        sourceType,
+        sourceCode: sourceType === 'AllCustomers' ? null : one(['C001', 'C002', 'PG1', 'DG1', null]),
+        amountType: isPrice ? 'Price' : 'Discount',
+        // Few distinct amounts, so ties between rules of different targets are common.
+        unitPrice: isPrice ? one(['30', '30.0000', '41.5', '45.12345', '52']) : null,
+        lineDiscountPercent: isPrice ? null : one(['5', '10', '10.0000', '12.5']),
+        allowLineDiscount: one([true, false, null]),
+        minQuantity: one([null, 1, 5]),
+        startDate: one(dates),
+        endDate: one(dates),
+      });
+    };
+    for (let n = 0; n < 2000; n += 1) {
+      const rules = Array.from({ length: 1 + Math.floor(random() * 16) }, (_, i) => randomRule(i));
+      const account: PricingAccount = {
+        accountNo: one(['C001', 'C002']), priceMode: one([null, 'Standard', 'ContractOnly', 'ListOnly']), priceGroup: one(['PG1', null]), discGroup: one(['DG1', null, '']),
+      };
+      const quantity = one([1, 5]);
+      const index = indexRules(rules);
+      const price = index.pricer(account, AT, quantity);
+      for (let k = 0; k < 4; k += 1) {
+        const product: PricingProduct = {
+          sku: one(['S1', 'S2', 'S3']), masterProductNo: one(['M1', 'M2', null]), itemDiscountGroup: one(['G1', 'G2', null, '']), unitPrice: one(['52', '30', null]),
+        };
+        const context = `case ${n}.${k}: ${JSON.stringify({ rules, product, account, quantity })}`;
+        const priced = price(product);
+        assert.equal(priced.unitPrice, netUnitPrice({ product, account, rules, at: AT, quantity }).unitPrice, context);
+        assert.deepEqual(priced.window, stableWindow(index.forAccount(account)(product), AT), context);
+      }
+    }
+  });
 });
 
 describe('stableWindow', () => {
