@@ -177,7 +177,7 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
       const codes = accountCodes(account);
       const groups = new Map<string, Winners & { window: StableWindow }>();
       return (product) => {
-        const context = ruleContext(product, account, at, quantity);
+        const context = ruleContext(product, codes, at, quantity);
         const own: PriceRule[] = [];
         collect(own, bySku.get(context.sku), codes);
         collect(own, byMaster.get(context.master), codes);
@@ -256,9 +256,9 @@ interface RuleContext {
   readonly quantity: number;
 }
 
-function ruleContext(product: PricingProduct, account: PricingAccount, at: Date, quantity: number): RuleContext {
+function ruleContext(product: PricingProduct, codes: AccountCodes, at: Date, quantity: number): RuleContext {
   return {
-    codes: accountCodes(account),
+    codes,
     sku: product.sku,
     master: effectiveMasterProductNo(product),
     group: isBlank(product.itemDiscountGroup) ? null : product.itemDiscountGroup,
@@ -285,7 +285,7 @@ function appliesIn(rule: PriceRule, c: RuleContext): boolean {
 
 /** Whether the rule's source, target, validity window and quantity break all fit (priceMode aside). */
 export function ruleApplies(rule: PriceRule, product: PricingProduct, account: PricingAccount, at: Date, quantity: number): boolean {
-  return appliesIn(rule, ruleContext(product, account, at, quantity));
+  return appliesIn(rule, ruleContext(product, accountCodes(account), at, quantity));
 }
 
 /**
@@ -384,7 +384,7 @@ function listPriceOf(product: PricingProduct): { value: Dec; text: string } | nu
  * accounts too: each is checked against this product and account.
  */
 export function netUnitPrice(input: { product: PricingProduct; account: PricingAccount; rules: readonly PriceRule[]; at: Date; quantity: number }): NetPrice {
-  const context = ruleContext(input.product, input.account, input.at, input.quantity);
+  const context = ruleContext(input.product, accountCodes(input.account), input.at, input.quantity);
   return priceOf(input.product, choose(input.rules, context, input.account.priceMode));
 }
 
