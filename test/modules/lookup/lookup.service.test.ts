@@ -118,6 +118,22 @@ describe('lookupProducts on the database', () => {
     assert.deepEqual(results.map((r) => [r.key, r.found, r.value?.sku]), [[EAN_B, true, 'B-1'], [results[1]?.key, false, undefined], [EAN_A, true, 'A-1']]);
   });
 
+  it('by EAN, the first visible of the variants sharing a code answers, in SKU order by code units whatever the write order or collation', async () => {
+    const shared = ean13('930000000055');
+    // Written one batch at a time. The first visible one is b-1 in write order and in a linguistic
+    // collation (A-0 < b-1 < B-2 < c-3), c-3 in reverse write order; by code units A-0 < B-2 < b-1
+    // < c-3, and A-0 is blocked, so B-2 answers.
+    for (const item of [
+      { sku: 'b-1', ean: shared, unitPrice: 1 },
+      { sku: 'A-0', ean: shared, unitPrice: 9, blocked: true },
+      { sku: 'B-2', ean: shared, unitPrice: 2 },
+      { sku: 'c-3', ean: shared, unitPrice: 3 },
+    ]) assert.equal((await putBatch(t, '/catalogue/products', [item])).statusCode, 200);
+    const [result] = await lookupProducts(deps(), 'C1', 'ean', [shared]);
+    assert.equal(result?.value?.sku, 'B-2');
+    assert.equal(result?.value?.unitPrice, '2.0000');
+  });
+
   it('does not show blocked products, nor brands the account may not buy', async () => {
     const c1 = await lookupProducts(deps(), 'C1', 'sku', ['BLOCKED', 'RESTRICTED', 'A-1']);
     assert.deepEqual(c1.map((r) => r.found), [false, false, true]);
