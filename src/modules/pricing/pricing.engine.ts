@@ -175,30 +175,26 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
     },
     pricer(account, at, quantity) {
       const codes = accountCodes(account);
-      const groups = new Map<string, Winners & { window: StableWindow }>();
+      const t = at.getTime();
+      const mode = account.priceMode;
+      const groups = new Map<string, Tally>();
       return (product) => {
-        const context = ruleContext(product, codes, at, quantity);
-        const own: PriceRule[] = [];
-        collect(own, bySku.get(context.sku), codes);
-        collect(own, byMaster.get(context.master), codes);
-        const mine = choose(own, context, account.priceMode);
-        const window = stableWindow(own, at);
-        if (context.group === null) return { unitPrice: priceOf(product, mine).unitPrice, window };
-        let group = groups.get(context.group);
-        if (group === undefined) {
-          const shared: PriceRule[] = [];
-          collect(shared, byGroup.get(context.group), codes);
-          // Whether a group rule applies depends on the account, the instant, the quantity and the
-          // group only, all the same for every product of this group here.
-          group = { ...choose(shared, context, account.priceMode), window: stableWindow(shared, at) };
-          groups.set(context.group, group);
+        const context = ruleContext(product, codes, t, quantity);
+        const mine = new Tally();
+        mine.add(bySku.get(context.sku), context, mode);
+        mine.add(byMaster.get(context.master), context, mode);
+        if (context.group !== null) {
+          let group = groups.get(context.group);
+          if (group === undefined) {
+            // Whether a group rule applies depends on the account, the instant, the quantity and the
+            // group only, all the same for every product of this group here.
+            group = new Tally();
+            group.add(byGroup.get(context.group), context, mode);
+            groups.set(context.group, group);
+          }
+          mine.merge(group);
         }
-        return {
-          unitPrice: priceOf(product, {
-            chosen: lowerPrice(mine.chosen, group.chosen), bestDiscount: higherDiscount(mine.bestDiscount, group.bestDiscount),
-          }).unitPrice,
-          window: { from: Math.max(window.from, group.window.from), until: Math.min(window.until, group.window.until) },
-        };
+        return { unitPrice: unitPriceOf(product, mine), window: mine.window() };
       };
     },
   };
@@ -256,13 +252,13 @@ interface RuleContext {
   readonly quantity: number;
 }
 
-function ruleContext(product: PricingProduct, codes: AccountCodes, at: Date, quantity: number): RuleContext {
+function ruleContext(product: PricingProduct, codes: AccountCodes, t: number, quantity: number): RuleContext {
   return {
     codes,
     sku: product.sku,
     master: effectiveMasterProductNo(product),
     group: isBlank(product.itemDiscountGroup) ? null : product.itemDiscountGroup,
-    t: at.getTime(),
+    t,
     quantity,
   };
 }
@@ -285,7 +281,7 @@ function appliesIn(rule: PriceRule, c: RuleContext): boolean {
 
 /** Whether the rule's source, target, validity window and quantity break all fit (priceMode aside). */
 export function ruleApplies(rule: PriceRule, product: PricingProduct, account: PricingAccount, at: Date, quantity: number): boolean {
-  return appliesIn(rule, ruleContext(product, accountCodes(account), at, quantity));
+  return appliesIn(rule, ruleContext(product, accountCodes(account), at.getTime(), quantity));
 }
 
 /**
@@ -384,7 +380,7 @@ function listPriceOf(product: PricingProduct): { value: Dec; text: string } | nu
  * accounts too: each is checked against this product and account.
  */
 export function netUnitPrice(input: { product: PricingProduct; account: PricingAccount; rules: readonly PriceRule[]; at: Date; quantity: number }): NetPrice {
-  const context = ruleContext(input.product, accountCodes(input.account), input.at, input.quantity);
+  const context = ruleContext(input.product, accountCodes(input.account), input.at.getTime(), input.quantity);
   return priceOf(input.product, choose(input.rules, context, input.account.priceMode));
 }
 
@@ -440,6 +436,72 @@ function priceOf(product: PricingProduct, { chosen, bestDiscount }: Winners): Ne
     discountRule: discount?.rule ?? null,
     discountPercent: discount === null ? null : fixedText(discount.amount.value),
   };
+}
+
+/** The open window: no candidate rule starts or ends; shared, never changed. */
+const ALWAYS: StableWindow = Object.freeze({ from: -Infinity, until: Infinity });
+
+/**
+ * `choose` and `stableWindow` of a product's candidate rules in one pass over the index's buckets,
+ * without gathering the rules into a list first: pricing a batch of products that are not held
+ * (`RuleIndex.pricer`) does this once per product, so what it allocates matters.
+ */
+class Tally implements Winners {
+  chosen: Choice | null = null;
+  bestDiscount: Choice | null = null;
+  from = -Infinity;
+  until = Infinity;
+
+  /** Takes every rule of `buckets` whose source is everyone or one of the account's codes (`collect`). */
+  add(buckets: SourceBuckets | undefined, context: RuleContext, priceMode: string | null): void {
+    if (buckets === undefined) return;
+    for (const rule of buckets.everyone) this.#take(rule, context, priceMode);
+    for (let i = 0; i < 3; i += 1) {
+      const code = context.codes[i];
+      const list = code === null || code === undefined ? undefined : buckets.coded[i]?.get(code);
+      if (list !== undefined) for (const rule of list) this.#take(rule, context, priceMode);
+    }
+  }
+
+  /** Adds the winners and window of another tally (a union's winners are its parts' winners). */
+  merge(other: Tally): void {
+    this.chosen = lowerPrice(this.chosen, other.chosen);
+    this.bestDiscount = higherDiscount(this.bestDiscount, other.bestDiscount);
+    if (other.from > this.from) this.from = other.from;
+    if (other.until < this.until) this.until = other.until;
+  }
+
+  window(): StableWindow {
+    return this.from === -Infinity && this.until === Infinity ? ALWAYS : { from: this.from, until: this.until };
+  }
+
+  /** A candidate narrows the window whether or not it applies (`stableWindow`); it competes when it applies (`choose`). */
+  #take(rule: PriceRule, context: RuleContext, priceMode: string | null): void {
+    const t = context.t;
+    if (rule.startDate !== null) this.#narrow(rule.startDate.getTime(), t);
+    if (rule.endDate !== null) this.#narrow(rule.endDate.getTime() + 1, t);
+    if (!allowedByPriceMode(rule, priceMode) || !appliesIn(rule, context)) return;
+    const amount = ruleAmount(rule);
+    if (amount === null) return;
+    if (rule.amountType === 'Price') this.chosen = lowerPrice(this.chosen, { rule, amount });
+    else this.bestDiscount = higherDiscount(this.bestDiscount, { rule, amount });
+  }
+
+  #narrow(edge: number, t: number): void {
+    if (edge <= t) {
+      if (edge > this.from) this.from = edge;
+    } else if (edge < this.until) {
+      this.until = edge;
+    }
+  }
+}
+
+/** `priceOf(product, winners).unitPrice`, without the rest of the explanation. */
+function unitPriceOf(product: PricingProduct, { chosen, bestDiscount }: Winners): string | null {
+  const price = chosen?.amount.value ?? listPriceOf(product)?.value ?? null;
+  if (price === null) return null;
+  const discount = chosen === null || chosen.rule.allowLineDiscount === true ? bestDiscount : null;
+  return discount === null ? fixedText(price) : discountedText(price, discount.rule, discount.amount.value);
 }
 
 /*
