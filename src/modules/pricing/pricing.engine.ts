@@ -106,8 +106,8 @@ const accountCodes = (account: PricingAccount): AccountCodes => [
   accountSourceCode(account, 'Customer'), accountSourceCode(account, 'CustomerPriceGroup'), accountSourceCode(account, 'CustomerDiscountGroup'),
 ];
 
-/** Appends the rules of `buckets` whose source is everyone or one of the account's codes. */
-function collect(into: PriceRule[], buckets: SourceBuckets | undefined, codes: AccountCodes): void {
+/** Hands `into` the rules of `buckets` whose source is everyone or one of the account's codes. */
+function collect(into: { push(rule: PriceRule): unknown }, buckets: SourceBuckets | undefined, codes: AccountCodes): void {
   if (buckets === undefined) return;
   for (const rule of buckets.everyone) into.push(rule);
   for (let i = 0; i < 3; i += 1) {
@@ -180,16 +180,16 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
       const groups = new Map<string, Tally>();
       return (product) => {
         const context = ruleContext(product, codes, t, quantity);
-        const mine = new Tally();
-        mine.add(bySku.get(context.sku), context, mode);
-        mine.add(byMaster.get(context.master), context, mode);
+        const mine = new Tally(context, mode);
+        collect(mine, bySku.get(context.sku), codes);
+        collect(mine, byMaster.get(context.master), codes);
         if (context.group !== null) {
           let group = groups.get(context.group);
           if (group === undefined) {
             // Whether a group rule applies depends on the account, the instant, the quantity and the
             // group only, all the same for every product of this group here.
-            group = new Tally();
-            group.add(byGroup.get(context.group), context, mode);
+            group = new Tally(context, mode);
+            collect(group, byGroup.get(context.group), codes);
             groups.set(context.group, group);
           }
           mine.merge(group);
@@ -404,32 +404,23 @@ const higherDiscount = (a: Choice | null, b: Choice | null): Choice | null =>
  * winners of a union are the winners of its parts' winners (`pricer` relies on it).
  */
 function choose(rules: readonly PriceRule[], context: RuleContext, priceMode: string | null): Winners {
-  let chosen: Choice | null = null;
-  let bestDiscount: Choice | null = null;
-  for (const rule of rules) {
-    if (!allowedByPriceMode(rule, priceMode) || !appliesIn(rule, context)) continue;
-    const amount = ruleAmount(rule);
-    if (amount === null) continue;
-    if (rule.amountType === 'Price') chosen = lowerPrice(chosen, { rule, amount });
-    else bestDiscount = higherDiscount(bestDiscount, { rule, amount });
-  }
-  return { chosen, bestDiscount };
+  const tally = new Tally(context, priceMode);
+  for (const rule of rules) tally.compete(rule);
+  return tally;
 }
 
 /** The net price of a product from the winners of its rules. */
-function priceOf(product: PricingProduct, { chosen, bestDiscount }: Winners): NetPrice {
+function priceOf(product: PricingProduct, winners: Winners): NetPrice {
+  const { chosen } = winners;
   const listPrice = listPriceOf(product);
   const price = chosen?.amount.value ?? listPrice?.value ?? null;
   if (price === null) {
     return { unitPrice: null, listPrice: null, basis: 'none', priceRule: null, discountRule: null, discountPercent: null };
   }
 
-  // A null allowLineDiscount does not allow it: a contract price stays net unless the ERP says otherwise.
-  const discountAllowed = chosen === null || chosen.rule.allowLineDiscount === true;
-  const discount = discountAllowed ? bestDiscount : null;
-
+  const discount = appliedDiscount(winners);
   return {
-    unitPrice: discount === null ? fixedText(price) : discountedText(price, discount.rule, discount.amount.value),
+    unitPrice: netText(price, discount),
     listPrice: listPrice?.text ?? null,
     basis: chosen === null ? 'list' : 'rule',
     priceRule: chosen?.rule ?? null,
@@ -442,66 +433,59 @@ function priceOf(product: PricingProduct, { chosen, bestDiscount }: Winners): Ne
 const ALWAYS: StableWindow = Object.freeze({ from: -Infinity, until: Infinity });
 
 /**
- * `choose` and `stableWindow` of a product's candidate rules in one pass over the index's buckets,
- * without gathering the rules into a list first: pricing a batch of products that are not held
- * (`RuleIndex.pricer`) does this once per product, so what it allocates matters.
+ * The winners of rules taken one at a time (`choose`), and, for the candidates `collect` hands it,
+ * their `stableWindow` too: pricing a batch of products that are not held (`RuleIndex.pricer`)
+ * does this once per product without gathering its rules into a list first.
  */
-class Tally implements Winners {
+class Tally implements Winners, StableWindow {
   chosen: Choice | null = null;
   bestDiscount: Choice | null = null;
   from = -Infinity;
   until = Infinity;
 
-  /** Takes every rule of `buckets` whose source is everyone or one of the account's codes (`collect`). */
-  add(buckets: SourceBuckets | undefined, context: RuleContext, priceMode: string | null): void {
-    if (buckets === undefined) return;
-    for (const rule of buckets.everyone) this.#take(rule, context, priceMode);
-    for (let i = 0; i < 3; i += 1) {
-      const code = context.codes[i];
-      const list = code === null || code === undefined ? undefined : buckets.coded[i]?.get(code);
-      if (list !== undefined) for (const rule of list) this.#take(rule, context, priceMode);
-    }
+  constructor(private readonly context: RuleContext, private readonly priceMode: string | null) {}
+
+  /** A candidate narrows the window whether or not it applies (`stableWindow`), and competes. */
+  push(rule: PriceRule): void {
+    if (rule.startDate !== null) narrow(this, rule.startDate.getTime(), this.context.t);
+    if (rule.endDate !== null) narrow(this, rule.endDate.getTime() + 1, this.context.t);
+    this.compete(rule);
   }
 
-  /** Adds the winners and window of another tally (a union's winners are its parts' winners). */
-  merge(other: Tally): void {
-    this.chosen = lowerPrice(this.chosen, other.chosen);
-    this.bestDiscount = higherDiscount(this.bestDiscount, other.bestDiscount);
-    if (other.from > this.from) this.from = other.from;
-    if (other.until < this.until) this.until = other.until;
-  }
-
-  window(): StableWindow {
-    return this.from === -Infinity && this.until === Infinity ? ALWAYS : { from: this.from, until: this.until };
-  }
-
-  /** A candidate narrows the window whether or not it applies (`stableWindow`); it competes when it applies (`choose`). */
-  #take(rule: PriceRule, context: RuleContext, priceMode: string | null): void {
-    const t = context.t;
-    if (rule.startDate !== null) this.#narrow(rule.startDate.getTime(), t);
-    if (rule.endDate !== null) this.#narrow(rule.endDate.getTime() + 1, t);
-    if (!allowedByPriceMode(rule, priceMode) || !appliesIn(rule, context)) return;
+  /** The rule wins when it applies, passes the price mode and beats the winner of its kind. */
+  compete(rule: PriceRule): void {
+    if (!allowedByPriceMode(rule, this.priceMode) || !appliesIn(rule, this.context)) return;
     const amount = ruleAmount(rule);
     if (amount === null) return;
     if (rule.amountType === 'Price') this.chosen = lowerPrice(this.chosen, { rule, amount });
     else this.bestDiscount = higherDiscount(this.bestDiscount, { rule, amount });
   }
 
-  #narrow(edge: number, t: number): void {
-    if (edge <= t) {
-      if (edge > this.from) this.from = edge;
-    } else if (edge < this.until) {
-      this.until = edge;
-    }
+  /** Adds the winners and window of another tally (a union's winners are its parts' winners). */
+  merge(other: Tally): void {
+    this.chosen = lowerPrice(this.chosen, other.chosen);
+    this.bestDiscount = higherDiscount(this.bestDiscount, other.bestDiscount);
+    this.from = Math.max(this.from, other.from);
+    this.until = Math.min(this.until, other.until);
+  }
+
+  window(): StableWindow {
+    return this.from === -Infinity && this.until === Infinity ? ALWAYS : { from: this.from, until: this.until };
   }
 }
 
+/** The discount that applies: a null allowLineDiscount does not allow it, so a contract price stays net unless the ERP says otherwise. */
+const appliedDiscount = ({ chosen, bestDiscount }: Winners): Choice | null =>
+  (chosen === null || chosen.rule.allowLineDiscount === true ? bestDiscount : null);
+
+/** The net unit price as text: the price less the discount, if any. */
+const netText = (price: Dec, discount: Choice | null): string =>
+  (discount === null ? fixedText(price) : discountedText(price, discount.rule, discount.amount.value));
+
 /** `priceOf(product, winners).unitPrice`, without the rest of the explanation. */
-function unitPriceOf(product: PricingProduct, { chosen, bestDiscount }: Winners): string | null {
-  const price = chosen?.amount.value ?? listPriceOf(product)?.value ?? null;
-  if (price === null) return null;
-  const discount = chosen === null || chosen.rule.allowLineDiscount === true ? bestDiscount : null;
-  return discount === null ? fixedText(price) : discountedText(price, discount.rule, discount.amount.value);
+function unitPriceOf(product: PricingProduct, winners: Winners): string | null {
+  const price = winners.chosen?.amount.value ?? listPriceOf(product)?.value ?? null;
+  return price === null ? null : netText(price, appliedDiscount(winners));
 }
 
 /*
