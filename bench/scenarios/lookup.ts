@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_RATE_LIMIT, createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createPool, type Pool } from '../../src/platform/db/pool.js';
 import { positiveIntegerOption } from '../lib/ingest.js';
-import { expectAllOk, runLoad, type LoadResult } from '../lib/load.js';
+import { combineLoads, expectAllOk, runLoad, type LoadResult } from '../lib/load.js';
 import {
   ACCOUNT_ALLOWED_BRANDS, ACCOUNT_INDENT_BRANDS, LOOKUP_BRANDS, buildBodies, buildLookupData, loadLookupData, type LookupKind, type RequestBodies,
 } from '../lib/lookup-data.js';
@@ -48,8 +48,12 @@ import { formatRate, round } from '../lib/timing.js';
  * Queries per request are counted from pg_stat_database (transactions of the bench database):
  * single-key requests against 100-key ones, to show the lookup does not query per key (hot mix).
  *
- * Timing: per mix and kind, a warm-up of both paths, then --duration seconds of lookup, then as
- * long of baseline, each with --connections connections (default 8). Every timed response must be 2xx.
+ * Timing: per mix and kind, a warm-up of both paths, then --duration seconds of lookup and as long
+ * of baseline, each with --connections connections (default 8), taken in alternating slices of
+ * about 2 s (lookup, baseline, baseline, lookup, lookup, …) with a pause of 0.3 s before each, so
+ * that a change in the machine's speed during the run weighs on both alike. Each path's slices are
+ * summed: requests/s is its requests over its seconds, p50 and p99 come from every timed
+ * response's latency (`runLoad`). Every timed response must be 2xx.
  */
 
 const DEFAULT_CONNECTIONS = 8;
@@ -59,6 +63,13 @@ const DEFAULT_BODIES_PER_KIND = 64;
 const DEFAULT_COLD_BODIES_PER_KIND = 3_000;
 const KEYS_PER_REQUEST = 100;
 const WARM_UP_S = 2;
+/** About this long per slice of a timed run (`timedPair`). */
+const SLICE_S = 2;
+/**
+ * A pause before each slice, so that what a process does after its load stops (the collector's
+ * concurrent sweeping, PostgreSQL's background writers) is not counted against the other path.
+ */
+const SLICE_PAUSE_MS = 300;
 /** Sequential requests per query-count phase. */
 const QUERY_COUNT_REQUESTS = 100;
 /**
@@ -272,14 +283,36 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       const load = (kind: LookupKind, which: 'lookup' | 'baseline', seconds: number) => runLoad({
         baseUrl: target(which).baseUrl, path: PATHS[kind][which], bodies: bodies[kind].bodies, headers, connections, durationS: seconds,
       });
-      const timed = async (kind: LookupKind, which: 'lookup' | 'baseline') => {
-        const cpuBefore = target(which).cpuSeconds();
-        const dbBefore = databaseCpuSeconds();
-        const result = await load(kind, which, durationS);
-        const cpuS = delta(cpuBefore, target(which).cpuSeconds());
-        const dbCpuS = delta(dbBefore, databaseCpuSeconds());
-        expectAllOk(result, `${mix} ${which} ${PATHS[kind].label}`, () => target(which).logTail());
-        return { result, cpuS, dbCpuS };
+      /**
+       * The lookup and the baseline in alternating slices (lookup, baseline, baseline, lookup, …),
+       * each path's slices summed into one run of --duration seconds: the machine's speed drifts
+       * (other tenants of the host), and both paths then see the same drift.
+       */
+      const timedPair = async (kind: LookupKind) => {
+        const slices = Math.max(2, Math.round(durationS / SLICE_S));
+        const sliceS = durationS / slices;
+        const sides = {
+          lookup: { parts: [] as LoadResult[], cpuS: 0 as number | undefined, dbCpuS: 0 as number | undefined },
+          baseline: { parts: [] as LoadResult[], cpuS: 0 as number | undefined, dbCpuS: 0 as number | undefined },
+        };
+        const add = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a + b);
+        for (let i = 0; i < slices; i += 1) {
+          for (const which of i % 2 === 0 ? ['lookup', 'baseline'] as const : ['baseline', 'lookup'] as const) {
+            const side = sides[which];
+            await sleep(SLICE_PAUSE_MS);
+            const cpuBefore = target(which).cpuSeconds();
+            const dbBefore = databaseCpuSeconds();
+            const result = await load(kind, which, sliceS);
+            side.cpuS = add(side.cpuS, delta(cpuBefore, target(which).cpuSeconds()));
+            side.dbCpuS = add(side.dbCpuS, delta(dbBefore, databaseCpuSeconds()));
+            expectAllOk(result, `${mix} ${which} ${PATHS[kind].label}, slice ${i + 1}`, () => target(which).logTail());
+            side.parts.push(result);
+          }
+        }
+        const combined = (which: 'lookup' | 'baseline') => ({
+          result: combineLoads(sides[which].parts), cpuS: sides[which].cpuS, dbCpuS: sides[which].dbCpuS,
+        });
+        return { lookup: combined('lookup'), baseline: combined('baseline') };
       };
 
       const kinds = {} as Record<LookupKind, KindResult>;
@@ -287,10 +320,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         const label = `${mix}, ${PATHS[kind].label}`;
         ctx.progress(`${label}: warming up both paths (${warmUpS} s each, ${connections} connections)`);
         for (const which of ['lookup', 'baseline'] as const) expectAllOk(await load(kind, which, warmUpS), `warm-up ${which} ${label}`, () => target(which).logTail());
-        ctx.progress(`${label}: lookup for ${durationS} s, then the baseline for ${durationS} s`);
+        ctx.progress(`${label}: lookup and baseline for ${durationS} s each, alternating in slices of about ${SLICE_S} s`);
         const stopMonitor = monitor.start();
-        const lookup = await timed(kind, 'lookup');
-        const baseline = await timed(kind, 'baseline');
+        const { lookup, baseline } = await timedPair(kind);
         kinds[kind] = {
           lookup: lookup.result,
           baseline: baseline.result,
@@ -416,7 +448,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       `${counts.brands} brands (${restricted} restricted)`,
     `PostgreSQL ${version?.server_version ?? '?'} (${ctx.postgres.kind}); ${os.cpus().length} CPUs; the service in a child process per key mix ` +
       'and the baseline in another (bench/lib/lookup-server.ts: the real app plus the baseline routes)',
-    `autocannon: ${connections} connections, ${durationS} s per run after a ${warmUpS} s warm-up; bodies of ${KEYS_PER_REQUEST} keys ` +
+    `autocannon: ${connections} connections, ${durationS} s per path after a ${warmUpS} s warm-up, lookup and baseline alternating in ~${SLICE_S} s slices; bodies of ${KEYS_PER_REQUEST} keys ` +
       `(~85 % existing, ~10 % unknown, ~5 % repeated), rotated per request: hot ${hot.bodiesPerKind} per kind, cold ${cold.bodiesPerKind} per kind; ` +
       `integrator key + X-Customer-No ${data.accountNo}`,
     '',
