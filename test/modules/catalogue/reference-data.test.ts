@@ -186,6 +186,21 @@ describe('admin reference data', () => {
       assert.deepEqual(await parents(['M-A', 'M-B', 'M-C']), { 'M-B': 'M-C' });
     });
 
+    it('a code rejected for a cycle is rejected at every occurrence; the last occurrence is the one checked', async () => {
+      const results = await send('/categories', [
+        { code: 'DUP-A', name: 'Root first' },
+        { code: 'DUP-B', name: 'B', parentCode: 'DUP-A' },
+        { code: 'DUP-A', name: 'A last', parentCode: 'DUP-B' },
+      ]);
+      const cycle = (from: string, to: string) => [{ path: '/parentCode', message: `would make a parent cycle: "${from}" → "${to}" → "${from}"` }];
+      assert.deepEqual(results, [
+        { key: 'DUP-A', outcome: 'Rejected', errors: cycle('DUP-A', 'DUP-B') },
+        { key: 'DUP-B', outcome: 'Rejected', errors: cycle('DUP-B', 'DUP-A') },
+        { key: 'DUP-A', outcome: 'Rejected', errors: cycle('DUP-A', 'DUP-B') },
+      ]);
+      assert.deepEqual(await parents(['DUP-A', 'DUP-B']), {});
+    });
+
     it('accepts moving a subtree under another branch (no cycle), and re-parenting within one batch', async () => {
       await send('/categories', [{ code: 'MV-A', name: 'A' }, { code: 'MV-B', name: 'B', parentCode: 'MV-A' }]);
       // B becomes the root and A its child, in one batch: no cycle once both are applied.
