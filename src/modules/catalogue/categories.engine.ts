@@ -27,15 +27,16 @@ export function parentCycles(batch: readonly CategoryLink[], stored: ReadonlyMap
     (pending.has(code) ? pending.get(code) : stored.get(code)) ?? null;
 
   for (;;) {
-    const loops = findLoops([...pending.keys()], parentOf);
-    if (loops.length === 0) return refused;
-    for (const loop of loops) {
+    let more = false;
+    for (const loop of findLoops([...pending.keys()], parentOf)) {
       loop.forEach((code, i) => {
         if (!pending.has(code)) return;
-        const rotated = [...loop.slice(i), ...loop.slice(0, i)];
-        refused.set(code, [...rotated, code]);
+        refused.set(code, [...loop.slice(i), ...loop.slice(0, i), code]);
+        more = true;
       });
     }
+    // A loop of stored rows alone (only SQL by hand could make one) refuses nothing and ends the search.
+    if (!more) return refused;
     for (const code of refused.keys()) pending.delete(code);
   }
 }

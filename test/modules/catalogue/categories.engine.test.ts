@@ -27,7 +27,9 @@ describe('parentCycles', () => {
     ['the batch overrides a stored parent: re-rooting is no cycle', 'A>B B>', 'B>A A>', {}],
     ['a refused item keeps its stored parent, which can close another loop', 'A>B B>A E>A', 'A>E E>', { A: 'A B A', B: 'B A B', E: 'E A E' }],
     ['two separate loops are both found', 'A>B B>A C>D D>C', '', { A: 'A B A', B: 'B A B', C: 'C D C', D: 'D C D' }],
-    ['a loop in the stored rows alone (never written by this service) refuses nothing of the batch off it', 'X>', 'A>B B>A', {}],
+    ['a loop in the stored rows alone (only SQL by hand makes one) refuses nothing of the batch off it', 'X>', 'A>B B>A', {}],
+    ['an item leading into a stored loop is not on it: accepted, and the search ends', 'X>A', 'A>B B>A', {}],
+    ['an item joining a stored loop is on it', 'A>B', 'A>C B>C C>A', { A: 'A B C A' }],
   ];
   for (const [name, batch, rows_, refused] of rows) {
     it(name, () => {
