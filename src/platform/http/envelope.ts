@@ -6,7 +6,7 @@ import { errors, ProblemSchema } from './problem.js';
 import { isDatabaseError, withTransaction, type Pool, type Queryable } from '../db/pool.js';
 
 /**
- * The integration envelope pipeline, shared by every `PUT /api/integration/*` endpoint:
+ * The integration envelope pipeline, shared by every `PUT /api/integration/*` and `PUT /api/admin/*` endpoint:
  * envelope checks → per-item validation with JSON-pointer paths → natural keys → duplicates
  * (last accepted occurrence wins, every occurrence answered) → one transaction for everything
  * accepted (with the definition's stored-row rules checked inside it) → results in request order.
@@ -176,13 +176,20 @@ function envelopeValidator(body: unknown): { value: unknown } | { error: Error }
 
 export interface BatchRouteDeps { pool: Pool; metrics: Metrics }
 
+export interface BatchRouteDocs {
+  summary: string;
+  tags: string[];
+  /** The OpenAPI security scheme the scope's auth hook enforces: `integrationBearer` unless given (`adminBearer` under `/api/admin`). */
+  security?: string;
+}
+
 /** Registers `PUT url` for a batch definition: the route is the envelope schema plus one pipeline call. */
 export function registerBatchRoute<TItem>(
   app: FastifyInstance,
   url: string,
   definition: BatchDefinition<TItem>,
   deps: BatchRouteDeps,
-  docs: { summary: string; tags: string[]; /** OpenAPI security scheme; `integrationBearer` unless given. */ security?: string },
+  docs: BatchRouteDocs,
 ): void {
   const batch = prepareBatch(definition);
   app.put(url, {
