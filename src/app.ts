@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Pool } from './platform/db/pool.js';
-import { installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
+import { ADMIN_SCOPE, installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
 import { createMetrics, installHttpMetrics, type Metrics } from './platform/http/metrics.js';
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
@@ -20,7 +20,7 @@ import { createPublicKeyAuthenticator } from './modules/api-keys/api-keys.servic
 import { lookupRoutes } from './modules/lookup/lookup.routes.js';
 import { LookupProductCache } from './modules/lookup/product-cache.js';
 import { PriceRuleCache } from './modules/pricing/rule-cache.js';
-import { catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
+import { catalogueAdminRoutes, catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
 import { customersIntegrationRoutes } from './modules/customers/customers.routes.js';
 import { freightIntegrationRoutes } from './modules/freight/freight.routes.js';
 import { inventoryIntegrationRoutes } from './modules/inventory/inventory.routes.js';
@@ -67,11 +67,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Portway',
         version: '0.1.0',
-        description: 'B2B wholesale commerce: ERP integration surface and public product API.',
+        description: 'B2B wholesale commerce: ERP integration surface, admin reference data and public product API.',
       },
       components: {
         securitySchemes: {
           integrationBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Integration JWT with scope integration:write (InboundPolicy)' },
+          adminBearer: {
+            type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
+            description: 'Integration JWT (same keys and rules) with scope admin, for reference data under /api/admin; integration:write does not open it, nor does admin open /api/integration',
+          },
           publicApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         },
       },
@@ -113,6 +117,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await pricingIntegrationRoutes(integration, routeDeps);
     await taxIntegrationRoutes(integration, routeDeps);
   }, { prefix: '/api/integration' });
+
+  // Reference data the service owns (categories, brands): the same JWT scheme, its own scope.
+  await app.register(async (admin) => {
+    admin.removeContentTypeParser(['text/plain']);
+    installIntegrationAuth(admin, deps.integrationVerifier, ADMIN_SCOPE);
+    await catalogueAdminRoutes(admin, { pool: deps.pool, metrics });
+  }, { prefix: '/api/admin' });
 
   // Every price rule in memory, one copy per process, checked against the table's version on each use.
   const priceRules = new PriceRuleCache(deps.pool);

@@ -28,8 +28,8 @@ program.command('worker')
 program.command('token')
   .description('Integration tokens')
   .command('mint')
-  .description('Print a JWT that the integration surface accepts under the current configuration')
-  .option('--scope <scope>', 'space-separated scopes', 'integration:write')
+  .description('Print a JWT that the integration surface (or, with --scope admin, the admin surface) accepts under the current configuration')
+  .option('--scope <scope>', 'space-separated scopes: integration:write opens /api/integration, admin opens /api/admin', 'integration:write')
   .option('--ttl <duration>', 'lifetime such as 1h, 30m, 3600s', (v) => {
     try { return parseTtl(v); } catch (e) { throw new InvalidArgumentError((e as Error).message); }
   }, 3600)

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../config.js';
-import { listBrands, upsertBrand, type Brand } from '../modules/catalogue/brands.repository.js';
+import { listBrands, upsertBrands, type Brand } from '../modules/catalogue/brands.repository.js';
 import { withDatabase } from './with-database.js';
 
 /** `portway brands set|list`: the brand reference data that brand entitlement reads. */
@@ -15,7 +15,7 @@ function brandCode(text: string): string {
 
 export async function brandsSetCommand(config: Config, code: string, opts: { name: string; restricted?: boolean }): Promise<void> {
   const brand: Brand = { code, name: opts.name, restricted: opts.restricted === true };
-  await withDatabase(config, (db) => upsertBrand(db.pool, brand));
+  await withDatabase(config, (db) => upsertBrands(db.pool, [brand]));
   process.stdout.write(`brand ${brand.code} (${brand.name}) is ${brand.restricted ? 'restricted: only accounts that list it may buy it' : 'not restricted'}\n`);
 }
 

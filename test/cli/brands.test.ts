@@ -4,6 +4,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { brandBatch } from '../../src/modules/catalogue/reference.service.js';
+import { prepareBatch, processBatch } from '../../src/platform/http/envelope.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 const run = promisify(execFile);
@@ -26,6 +28,17 @@ describe('portway brands', () => {
     await portway('set', 'VIP', '--name', 'VIP Label');
     const { rows } = await db.pool.query('SELECT code, restricted FROM brands ORDER BY code');
     assert.deepEqual(rows, [{ code: 'LUMA', restricted: false }, { code: 'VIP', restricted: false }]);
+  });
+
+  it('lists the brands PUT /api/admin/brands writes, and sets the same rows', async () => {
+    const outcome = await processBatch(prepareBatch(brandBatch), [
+      { code: 'API-B', name: 'From the API', restricted: true }, { code: 'API-A', name: 'Also', restricted: false },
+    ], db.pool);
+    assert.equal(outcome.accepted, 2);
+    assert.match((await portway('list')).stdout, /^API-A\topen\tAlso\nAPI-B\trestricted\tFrom the API\n/);
+    await portway('set', 'API-B', '--name', 'From the CLI');
+    const { rows } = await db.pool.query("SELECT name, restricted FROM brands WHERE code = 'API-B'");
+    assert.deepEqual(rows, [{ name: 'From the CLI', restricted: false }]);
   });
 
   it('refuses a code that no product could carry and a missing name', async () => {

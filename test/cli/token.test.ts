@@ -10,6 +10,7 @@ import { parseTtl } from '../../src/cli/token.js';
 import { loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/platform/http/problem.js';
 import { createIntegrationVerifier, generatedSecretPath } from '../../src/platform/http/integration-auth.js';
+import { TEST_JWT_SECRET, buildTestApp } from '../helpers/app.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -165,6 +166,23 @@ describe('portway token mint under other configurations', () => {
     assert.ok(!fs.existsSync(generatedSecretPath(dataDir)), 'no dev secret generated when one is configured');
     const verifier = await createIntegrationVerifier(loadConfig(env));
     assert.equal((await verifier.verify(minted)).subject, 'portway-cli');
+  });
+
+  it('--scope admin mints a token that opens /api/admin and not /api/integration', async () => {
+    const minted = printedToken(await portway(['token', 'mint', '--scope', 'admin'], { DATA_DIR: dataDir, INTEGRATION_JWT_SECRET: TEST_JWT_SECRET }));
+    assert.equal(decodeJwt(minted).scope, 'admin');
+    const t = await buildTestApp();
+    try {
+      const put = (url: string, data: unknown[]) => t.app.inject({
+        method: 'PUT', url, headers: { authorization: `Bearer ${minted}` }, payload: { source: 'cli-test', data },
+      });
+      const brands = await put('/api/admin/brands', [{ code: 'CLI', name: 'Minted', restricted: false }]);
+      assert.equal(brands.statusCode, 200, brands.body);
+      assert.deepEqual(brands.json().data, [{ key: 'CLI', outcome: 'Upserted' }]);
+      assert.equal((await put('/api/integration/catalogue/products', [{ sku: 'CLI-1' }])).statusCode, 403);
+    } finally {
+      await t.close();
+    }
   });
 
   it('refuses to mint with a public key configured, exiting non-zero with a message', async () => {

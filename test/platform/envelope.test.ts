@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createPool } from '../../src/platform/db/pool.js';
-import type { BatchDefinition } from '../../src/platform/http/envelope.js';
+import { Type } from 'typebox';
+import { prepareBatch, processBatch, type BatchDefinition } from '../../src/platform/http/envelope.js';
+import { requiredString } from '../../src/platform/http/fields.js';
+import { AppError } from '../../src/platform/http/problem.js';
+import { brandBatch, categoryBatch } from '../../src/modules/catalogue/reference.service.js';
 import { productBatch } from '../../src/modules/catalogue/catalogue.service.js';
 import { customerBatch } from '../../src/modules/customers/customers.service.js';
 import { freightRateBatch, packageTypeBatch, postcodeRouteBatch } from '../../src/modules/freight/freight.service.js';
@@ -10,6 +14,7 @@ import { inventoryBatch } from '../../src/modules/inventory/inventory.service.js
 import { ledgerEntryBatch } from '../../src/modules/ledger/ledger.service.js';
 import { priceRuleBatch } from '../../src/modules/pricing/pricing.service.js';
 import { areaBatch, gstPostingRatesBatch, jurisdictionBatch } from '../../src/modules/tax/tax.service.js';
+import { ADMIN_SCOPE } from '../../src/platform/http/integration-auth.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
 
 const URL = '/api/integration/catalogue/products';
@@ -274,11 +279,87 @@ describe('integration envelope: database failures', () => {
   });
 });
 
+describe('integration envelope: checkStored, rules that read the stored rows', () => {
+  let t: TestApp;
+  before(async () => { t = await buildTestApp(); });
+  after(async () => { await t.close(); });
+
+  interface Item { code: string; n?: number }
+  const itemSchema = Type.Object({ code: requiredString(10) });
+
+  it('runs in the write transaction on the sorted, deduplicated items; the keys it names are Rejected at every accepted occurrence and left out of write', async () => {
+    let checked: string[] = [];
+    let written: Item[] = [];
+    let checkTx: unknown;
+    let writeTx: unknown;
+    const definition: BatchDefinition<Item> = {
+      name: 'test/stored',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      async checkStored(tx, items) {
+        checkTx = tx;
+        checked = items.map((i) => i.code);
+        const { rows } = await tx.query<{ txid: string }>('SELECT pg_current_xact_id()::text AS txid');
+        return new Map([['B', [{ path: '/code', message: `is taken (checked in ${rows[0]?.txid ? 'a transaction' : '?'})` }]]]);
+      },
+      async write(tx, items) { writeTx = tx; written = items; },
+    };
+    const outcome = await processBatch(prepareBatch(definition), [
+      { code: 'C' }, { code: 'B', n: 1 }, {}, { code: 'A' }, { code: 'B', n: 2 },
+    ], t.pool);
+    assert.deepEqual(checked, ['A', 'B', 'C']);
+    assert.deepEqual(written.map((i) => i.code), ['A', 'C']);
+    assert.equal(checkTx, writeTx, 'one transaction for the check and the write');
+    const taken = { outcome: 'Rejected', errors: [{ path: '/code', message: 'is taken (checked in a transaction)' }] };
+    assert.deepEqual(outcome.results, [
+      { key: 'C', outcome: 'Upserted' },
+      { key: 'B', ...taken },
+      { key: '#2', outcome: 'Rejected', errors: [{ path: '/code', message: 'is required' }] },
+      { key: 'A', outcome: 'Upserted' },
+      { key: 'B', ...taken },
+    ]);
+    assert.equal(outcome.accepted, 2);
+    assert.equal(outcome.rejected, 3);
+  });
+
+  it('does not call write when every item is refused', async () => {
+    let wrote = false;
+    const definition: BatchDefinition<Item> = {
+      name: 'test/stored-all',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      checkStored: async (_tx, items) => new Map(items.map((i) => [i.code, [{ path: '/code', message: 'no' }]])),
+      async write() { wrote = true; },
+    };
+    const outcome = await processBatch(prepareBatch(definition), [{ code: 'A' }, { code: 'B' }], t.pool);
+    assert.equal(wrote, false);
+    assert.deepEqual(outcome.results.map((r) => r.outcome), ['Rejected', 'Rejected']);
+    assert.equal(outcome.accepted, 0);
+  });
+
+  it('a database failure in the check is a retryable 503 and nothing is written', async () => {
+    let wrote = false;
+    const definition: BatchDefinition<Item> = {
+      name: 'test/stored-fails',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      async checkStored(tx) { await tx.query('SELECT * FROM no_such_table'); return new Map(); },
+      async write() { wrote = true; },
+    };
+    await assert.rejects(processBatch(prepareBatch(definition), [{ code: 'A' }], t.pool),
+      (error: unknown) => error instanceof AppError && error.status === 503);
+    assert.equal(wrote, false);
+  });
+});
+
 /**
  * Every batch endpoint with one valid item that holds every nested object and array of its schema,
  * so that each string field of the schema (however deep) can be replaced in turn.
  */
-const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample: Record<string, unknown>; codes: string[] }> = [
+const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample: Record<string, unknown>; codes: string[]; admin?: true }> = [
   { url: '/catalogue/products', definition: productBatch, sample: { sku: 'S-1' }, codes: ['/sku'] },
   {
     url: '/customer',
@@ -337,6 +418,8 @@ const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample
     sample: { rates: [{ businessPostingGroup: 'B-1', productPostingGroup: 'P-1', ratePercent: 15 }] },
     codes: ['/rates/0/businessPostingGroup', '/rates/0/productPostingGroup'],
   },
+  { url: '/categories', definition: categoryBatch, sample: { code: 'CAT-1', name: 'One', parentCode: 'CAT-0' }, codes: ['/code', '/name', '/parentCode'], admin: true },
+  { url: '/brands', definition: brandBatch, sample: { code: 'BR-1', name: 'One', restricted: false }, codes: ['/code', '/name'], admin: true },
 ];
 
 interface SchemaNode { type?: string | string[]; properties?: Record<string, SchemaNode>; items?: SchemaNode }
@@ -372,11 +455,20 @@ describe('every batch endpoint: a text PostgreSQL cannot store, or a blank code,
   before(async () => { t = await buildTestApp(); });
   after(async () => { await t.close(); });
 
-  for (const { url, definition, sample, codes } of ENDPOINTS) {
+  /** Integration endpoints through putBatch; the admin surface's with an admin token. */
+  const send = async (url: string, data: unknown[], admin?: true) => (admin
+    ? t.app.inject({
+      method: 'PUT', url: `/api/admin${url}`,
+      headers: { authorization: `Bearer ${await t.token({ scope: ADMIN_SCOPE })}` },
+      payload: { source: 'test-erp', data },
+    })
+    : putBatch(t, url, data));
+
+  for (const { url, definition, sample, codes, admin } of ENDPOINTS) {
     it(`${url}: a key, code or required name of white space only rejects that item naming the field`, async () => {
       const blanks = ['   ', '\t\n', '\u00a0\u3000'];
       const cases = codes.flatMap((field) => blanks.map((blank) => ({ field, item: withValue(sample, field, blank) })));
-      const res = await putBatch(t, url, [sample, ...cases.map((c) => c.item)]);
+      const res = await send(url, [sample, ...cases.map((c) => c.item)], admin);
       assert.equal(res.statusCode, 200, res.body);
       const results = res.json().data as Array<{ key: string; outcome: string; errors?: Array<{ path: string; message: string }> }>;
       assert.equal(results[0]?.outcome, 'Upserted', `the sample itself is valid: ${JSON.stringify(results[0])}`);
@@ -393,7 +485,7 @@ describe('every batch endpoint: a text PostgreSQL cannot store, or a blank code,
     it(`${url}: a NUL in any string field rejects that item naming the field; the batch is answered 200`, async () => {
       const fields = stringFields(definition.itemSchema as SchemaNode, sample);
       assert.ok(fields.length > 0);
-      const res = await putBatch(t, url, [sample, ...fields.map((f) => withValue(sample, f, 'a\u0000b'))]);
+      const res = await send(url, [sample, ...fields.map((f) => withValue(sample, f, 'a\u0000b'))], admin);
       assert.equal(res.statusCode, 200, res.body);
       const results = res.json().data as Array<{ outcome: string; errors?: Array<{ path: string; message: string }> }>;
       assert.equal(results[0]?.outcome, 'Upserted', `the sample itself is valid: ${JSON.stringify(results[0])}`);

@@ -1,5 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { optionalBoolean, optionalDecimal, optionalString, requiredString } from '../../platform/http/fields.js';
+import {
+  NOT_BLANK_KEYWORD, TEXT_KEYWORD, optionalBoolean, optionalDecimal, optionalString, requiredString,
+} from '../../platform/http/fields.js';
 
 /** Product: one buyable variant (one size in one colour). Lengths as in the interface document. */
 export const ProductItemSchema = Type.Object({
@@ -39,3 +41,24 @@ export const ProductItemSchema = Type.Object({
 }, { description: 'Product (catalogue item): one size in one colour' });
 
 export type ProductItem = Static<typeof ProductItemSchema>;
+
+/** A category or brand code: as long as a product's `category` / `brandCode` that names it. */
+export const REFERENCE_CODE_LENGTH = 20;
+
+export const CategoryItemSchema = Type.Object({
+  code: requiredString(REFERENCE_CODE_LENGTH),
+  name: requiredString(100),
+  // Null or absent: a root. When given it names a category, so "" and white space alone are refused like a key.
+  parentCode: Type.Optional(Type.Unsafe<string | null>({
+    type: ['string', 'null'], minLength: 1, maxLength: REFERENCE_CODE_LENGTH, [TEXT_KEYWORD]: true, [NOT_BLANK_KEYWORD]: true,
+    description: 'Code of the parent category; null or absent for a root. A parent not stored yet may be named.',
+  })),
+}, { description: 'Category (reference data); code is its natural key, as products send it in category' });
+export type CategoryItem = Static<typeof CategoryItemSchema>;
+
+export const BrandItemSchema = Type.Object({
+  code: requiredString(REFERENCE_CODE_LENGTH),
+  name: requiredString(100),
+  restricted: Type.Boolean({ description: 'Only accounts that list the brand in allowedBrands or indentBrands may see and buy it' }),
+}, { description: 'Brand (reference data); code is its natural key, as products send it in brandCode (no commas)' });
+export type BrandItem = Static<typeof BrandItemSchema>;

@@ -6,10 +6,10 @@ import { errors, ProblemSchema } from './problem.js';
 import { isDatabaseError, withTransaction, type Pool, type Queryable } from '../db/pool.js';
 
 /**
- * The integration envelope pipeline, shared by every `PUT /api/integration/*` endpoint:
+ * The integration envelope pipeline, shared by every `PUT /api/integration/*` and `PUT /api/admin/*` endpoint:
  * envelope checks → per-item validation with JSON-pointer paths → natural keys → duplicates
  * (last accepted occurrence wins, every occurrence answered) → one transaction for everything
- * accepted → results in request order.
+ * accepted (with the definition's stored-row rules checked inside it) → results in request order.
  */
 
 export const MAX_BATCH_ITEMS = 1000;
@@ -33,6 +33,14 @@ export interface BatchDefinition<TItem> {
   keyOf(item: TItem): string;
   /** Rules the schema cannot express (cross-field checks); each problem rejects the item. */
   check?(item: TItem): ItemError[];
+  /**
+   * Rules that need the stored rows (a category's parent cycle closed against the stored tree). Runs
+   * inside the write transaction, before `write`, with the items `write` would get; it takes
+   * whatever lock makes its answer hold until commit (the stored rows must not change under it).
+   * Each key it returns is rejected with those errors: every occurrence of that key in the request
+   * that passed the checks above is answered `Rejected`, and its item is left out of `write`.
+   */
+  checkStored?(tx: Queryable, items: readonly TItem[]): Promise<Map<string, ItemError[]>>;
   /** The accepted item's result; defaults to `{key, outcome: 'Upserted'}`. */
   result?(item: TItem, key: string): ResultItem;
   /**
@@ -96,9 +104,15 @@ export async function processBatch<TItem>(
   const items = definition.deduplicate === false
     ? accepted
     : [...latest.keys()].sort().map((k) => latest.get(k) as TItem);
+  let refused = new Map<string, ItemError[]>();
   if (items.length > 0) {
     try {
-      await withTransaction(pool, (tx) => definition.write(tx, items));
+      refused = await withTransaction(pool, async (tx) => {
+        const found = definition.checkStored ? await definition.checkStored(tx, items) : new Map<string, ItemError[]>();
+        const kept = found.size === 0 ? items : items.filter((item) => !found.has(definition.keyOf(item)));
+        if (kept.length > 0) await definition.write(tx, kept);
+        return found;
+      });
     } catch (error) {
       if (isDatabaseError(error)) {
         const unavailable = errors.databaseUnavailable();
@@ -107,6 +121,16 @@ export async function processBatch<TItem>(
       }
       throw error;
     }
+  }
+  if (refused.size > 0) {
+    data.forEach((raw, index) => {
+      const result = results[index] as ResultItem;
+      if (result.outcome === 'Rejected') return;
+      const problems = refused.get(definition.keyOf(raw as TItem));
+      if (!problems) return;
+      results[index] = { key: result.key, outcome: 'Rejected', errors: problems };
+      rejected += 1;
+    });
   }
   return { results, accepted: data.length - rejected, rejected };
 }
@@ -152,13 +176,20 @@ function envelopeValidator(body: unknown): { value: unknown } | { error: Error }
 
 export interface BatchRouteDeps { pool: Pool; metrics: Metrics }
 
+export interface BatchRouteDocs {
+  summary: string;
+  tags: string[];
+  /** The OpenAPI security scheme the scope's auth hook enforces: `integrationBearer` unless given (`adminBearer` under `/api/admin`). */
+  security?: string;
+}
+
 /** Registers `PUT url` for a batch definition: the route is the envelope schema plus one pipeline call. */
 export function registerBatchRoute<TItem>(
   app: FastifyInstance,
   url: string,
   definition: BatchDefinition<TItem>,
   deps: BatchRouteDeps,
-  docs: { summary: string; tags: string[] },
+  docs: BatchRouteDocs,
 ): void {
   const batch = prepareBatch(definition);
   app.put(url, {
@@ -166,7 +197,7 @@ export function registerBatchRoute<TItem>(
     schema: {
       summary: docs.summary,
       tags: docs.tags,
-      security: [{ integrationBearer: [] }],
+      security: [{ [docs.security ?? 'integrationBearer']: [] }],
       body: envelopeSchema(definition.itemSchema),
       response: {
         200: BatchResponseSchema,

@@ -15,6 +15,8 @@ import { errors } from './problem.js';
  * `isAcceptedTyp`); `exp` is required and every time claim allows at most 60 s of clock skew.
  */
 export const INTEGRATION_SCOPE = 'integration:write';
+/** Opens the admin surface (`/api/admin`, reference data); not implied by, and does not imply, integration:write. */
+export const ADMIN_SCOPE = 'admin';
 export const CLOCK_SKEW_SECONDS = 60;
 const REALM = 'Bearer realm="portway-integration"';
 
@@ -160,10 +162,13 @@ export async function createIntegrationVerifier(config: Config): Promise<Integra
 }
 
 /**
- * InboundPolicy: a verified token whose `scope`/`scp` holds `integration:write`. Registered only on
- * the integration scope, so neither a public API key nor this JWT opens the other surface.
+ * A verified token whose `scope`/`scp` holds `requiredScope`: `integration:write` (InboundPolicy) on
+ * the integration scope, `admin` on the admin scope. Registered on each encapsulated scope with its
+ * own required scope, so a token for one surface never opens another, and neither a public API key
+ * nor this JWT opens the other kind of surface.
  */
-export function installIntegrationAuth(app: FastifyInstance, verifier: IntegrationVerifier): void {
+export function installIntegrationAuth(app: FastifyInstance, verifier: IntegrationVerifier, requiredScope: string = INTEGRATION_SCOPE): void {
+  const policy = requiredScope === INTEGRATION_SCOPE ? 'InboundPolicy' : `the ${requiredScope} surface`;
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const header = request.headers.authorization;
     if (!header) throw errors.unauthorized('Send the integration token as Authorization: Bearer <token>.', REALM);
@@ -173,10 +178,10 @@ export function installIntegrationAuth(app: FastifyInstance, verifier: Integrati
       throw errors.unauthorized('The Authorization header must be "Bearer <token>".', `${REALM}, error="invalid_request"`);
     }
     const principal = await verifier.verify(match[1] as string);
-    if (!principal.scopes.includes(INTEGRATION_SCOPE)) {
+    if (!principal.scopes.includes(requiredScope)) {
       throw errors.forbidden(
-        `The token lacks the ${INTEGRATION_SCOPE} scope required by InboundPolicy.`,
-        `${REALM}, error="insufficient_scope", scope="${INTEGRATION_SCOPE}"`,
+        `The token lacks the ${requiredScope} scope required by ${policy} (insufficient_scope).`,
+        `${REALM}, error="insufficient_scope", scope="${requiredScope}"`,
       );
     }
     request.integrationPrincipal = principal;
