@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
+import { defineTable } from '../../platform/db/upsert.js';
 import type { CategoryItem } from './catalogue.schemas.js';
 
 /**
@@ -25,18 +26,18 @@ export async function storedParents(tx: Queryable, codes: readonly string[]): Pr
   return new Map(rows.map((r) => [r.code, r.parent_code]));
 }
 
+const categories = defineTable({
+  table: 'categories',
+  columns: [['code', 'code', 'varchar(20)'], ['name', 'name', 'varchar(100)'], ['parentCode', 'parent_code', 'varchar(20)']],
+  key: ['code'],
+});
+
 /**
  * One statement for the whole batch, rows in the order given (callers sort by code). A row that
  * would not change is not touched, so an identical re-send keeps its changed_at and changed_xid.
  */
 export async function upsertCategories(tx: Queryable, items: readonly CategoryItem[]): Promise<void> {
-  await tx.query(
-    `INSERT INTO categories (code, name, parent_code)
-     SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::varchar[])
-     ON CONFLICT (code) DO UPDATE SET name = excluded.name, parent_code = excluded.parent_code, changed_at = now()
-     WHERE (categories.name, categories.parent_code) IS DISTINCT FROM (excluded.name, excluded.parent_code)`,
-    [items.map((i) => i.code), items.map((i) => i.name), items.map((i) => i.parentCode ?? null)],
-  );
+  await categories.upsert(tx, items);
 }
 
 export interface Category { code: string; name: string; parentCode: string | null }
