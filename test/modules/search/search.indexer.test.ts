@@ -191,6 +191,21 @@ describe('search indexer', () => {
     assert.ok(status.refreshedAt instanceof Date);
   });
 
+  it('/metrics reports the document count and the index lag', async () => {
+    const scrape = async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+      assert.equal(res.statusCode, 200);
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(res.body)?.[1]);
+      return { documents: value('portway_search_documents'), lag: value('portway_search_index_lag_seconds') };
+    };
+    assert.deepEqual(await scrape(), { documents: (await activeDocuments(t.pool)).length, lag: 0 });
+    await products([{ sku: 'LAG-1', masterProductNo: 'LAG', name: 'Lagging', color: 'Plum', size: 'S' }]);
+    const lagging = await scrape();
+    assert.ok(lagging.lag > 0, `lag ${lagging.lag}`);
+    await refresh(t.pool);
+    assert.deepEqual(await scrape(), { documents: (await activeDocuments(t.pool)).length, lag: 0 });
+  });
+
   it('rebuild writes a new generation while the old one stays readable, then switches', async () => {
     const old = await activeDocuments(t.pool);
     const oldGeneration = (await indexStatus(t.pool)).activeGeneration;
