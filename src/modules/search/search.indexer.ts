@@ -253,7 +253,11 @@ export function startSearchIndexer(
     if (stopped) return;
     try {
       if (client === undefined) {
-        const c = new pg.Client({ connectionString: database.url, application_name: 'portway-search-indexer' });
+        // TCP keep-alive: a holder whose host vanished without closing the socket loses the lock once
+        // the server notices, instead of never.
+        const c = new pg.Client({
+          connectionString: database.url, application_name: 'portway-search-indexer', connectionTimeoutMillis: 10_000, keepAlive: true,
+        });
         c.on('error', dropConnection);
         c.on('end', () => { if (client === c) dropConnection(); });
         c.on('notification', () => runRefresh());
