@@ -267,6 +267,29 @@ describe('search indexer', () => {
       await waitFor('loop B indexes LOOP2', () => doc('loop2_sand'));
     });
 
+    it('logs a failing refresh or an unreachable database and keeps trying, never throwing', async () => {
+      const errors: string[] = [];
+      const logger = { ...silent, error: (...args: unknown[]) => { errors.push(String(args[1] ?? args[0])); } };
+      const broken = new URL(t.db.url);
+      broken.pathname = '/portway_no_such_database';
+      const unreachable = startSearchIndexer({ searchRefreshIntervalMs: 50 }, { pool: t.pool, url: broken.toString() }, logger);
+      loops.push(unreachable);
+      await waitFor('two failed attempts', async () => (errors.filter((m) => /could not reach/.test(m)).length >= 2 ? true : undefined));
+      assert.equal(unreachable.isActive(), false);
+      await unreachable.stop();
+
+      // The lock is free (the loops above are stopped) but refreshes fail: a pool on a database without the tables.
+      for (const loop of loops) await loop.stop();
+      const badPool = createPool({ url: broken.toString(), max: 1 });
+      pools.push(badPool);
+      const failing = startSearchIndexer({ searchRefreshIntervalMs: 50 }, { pool: badPool, url: t.db.url }, logger);
+      loops.push(failing);
+      await waitFor('failed refreshes', async () => (errors.filter((m) => /refresh failed/.test(m)).length >= 2 ? true : undefined));
+      assert.equal(failing.isActive(), true, 'it keeps the lock and retries');
+      assert.equal(failing.refreshes(), 0);
+      await failing.stop();
+    });
+
     it('NOTIFY wakes a refresh long before the interval', async () => {
       for (const loop of loops) await loop.stop();
       const pool = createPool({ url: t.db.url, max: 2 });
