@@ -294,11 +294,16 @@ describe('search indexer', () => {
       for (const loop of loops) await loop.stop();
       const pool = createPool({ url: t.db.url, max: 2 });
       pools.push(pool);
-      const loop = startSearchIndexer({ searchRefreshIntervalMs: 3_600_000 }, { pool, url: t.db.url }, silent);
+      let written = 0;
+      const loop = startSearchIndexer({ searchRefreshIntervalMs: 3_600_000 }, { pool, url: t.db.url }, silent, {
+        refreshed: (result) => { written += result.written; },
+      });
       loops.push(loop);
       await waitFor('the loop active', async () => (loop.isActive() && loop.refreshes() >= 1 ? true : undefined));
       await products([{ sku: 'WAKE-1', masterProductNo: 'WAKE', name: 'Woken', color: 'Lime', size: 'S' }]);
       await waitFor('the NOTIFY-driven refresh', () => doc('wake_lime'));
+      // The observer (metrics in serve) hears of it once the refresh has returned.
+      await waitFor('the observer hearing of the documents written', async () => (written >= 1 ? true : undefined));
       // SQL by hand wakes it too (the triggers are on the tables, not in the API).
       await t.pool.query("UPDATE products SET description = 'Woken by hand' WHERE sku = 'WAKE-1'");
       await waitFor('the hand-written change', async () => ((await doc('wake_lime'))?.Description === 'Woken by hand' ? true : undefined));
