@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import type { Pool } from './platform/db/pool.js';
 import { ADMIN_SCOPE, installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
-import { createMetrics, installHttpMetrics, type Metrics } from './platform/http/metrics.js';
+import { createMetrics, installHttpMetrics, installSearchIndexGauges, type Metrics } from './platform/http/metrics.js';
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
 import {
   CORRELATION_HEADER, correlationIdOf, installProtocolProblems, protocolServerOptions,
@@ -27,6 +27,7 @@ import { inventoryIntegrationRoutes } from './modules/inventory/inventory.routes
 import { ledgerIntegrationRoutes } from './modules/ledger/ledger.routes.js';
 import { pricingIntegrationRoutes } from './modules/pricing/pricing.routes.js';
 import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
+import { indexStatus } from './modules/search/search.repository.js';
 
 export interface AppDeps {
   config: Config;
@@ -60,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installProblemHandlers(app);
   installJsonBodyParser(app);
   installHttpMetrics(app, metrics);
+  installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
 
   await app.register(swagger, {
     openapi: {

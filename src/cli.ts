@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { registerBrandsCommands } from './cli/brands.js';
 import { migrateCommand } from './cli/db.js';
 import { registerKeysCommands } from './cli/keys.js';
+import { registerIndexCommands } from './cli/search-index.js';
 import { serveCommand } from './cli/serve.js';
 import { tokenMintCommand, parseTtl } from './cli/token.js';
 import { runWorkerProcess } from './worker.js';
@@ -39,6 +40,8 @@ program.command('token')
 registerKeysCommands(program, config);
 
 registerBrandsCommands(program, config);
+
+registerIndexCommands(program, config);
 
 program.command('db')
   .description('Database')

@@ -9,6 +9,8 @@ import { createIntegrationVerifier } from './platform/http/integration-auth.js';
 import { boundHeapGrowth } from './platform/heap.js';
 import { createLogger } from './platform/logger.js';
 import type { Worker } from './platform/jobs/worker.js';
+import { createMetrics } from './platform/http/metrics.js';
+import { startSearchIndexer, type SearchIndexer } from './modules/search/search.indexer.js';
 import { startJobWorker } from './worker.js';
 
 /** What a start has opened so far, for the shutdown to close. */
@@ -16,6 +18,7 @@ interface Started {
   database?: Database;
   app?: FastifyInstance;
   worker?: Worker;
+  indexer?: SearchIndexer;
   /** Responses still being worked on (see `start`). */
   inFlight: Set<ServerResponse>;
 }
@@ -26,7 +29,8 @@ async function start(config: Config, logger: Logger, started: Started): Promise<
   started.database = database;
   try {
     const integrationVerifier = await createIntegrationVerifier(config);
-    const app = await buildApp({ config, pool: database.pool, integrationVerifier, logger });
+    const metrics = createMetrics();
+    const app = await buildApp({ config, pool: database.pool, integrationVerifier, logger, metrics });
     started.app = app;
     // Node's server.close() (called by app.close()) ends idle keep-alive sockets only once, at the
     // moment it is called; a request in flight then finishes with a keep-alive response and its
@@ -39,10 +43,19 @@ async function start(config: Config, logger: Logger, started: Started): Promise<
     });
     await app.listen({ port: config.port, host: config.host });
     if (config.worker.inProcess) started.worker = await startJobWorker(config, database, logger);
+    // Every instance runs the loop; one per database is active at a time (the others wait for its lock).
+    started.indexer = startSearchIndexer(config, database, logger.child({ component: 'search-indexer' }), {
+      refreshed(result) {
+        metrics.searchDocumentsChanged.inc({ change: 'written' }, result.written);
+        metrics.searchDocumentsChanged.inc({ change: 'removed' }, result.removed);
+      },
+    });
   } catch (error) {
+    await started.indexer?.stop();
     await started.worker?.stop();
     await database.close();
     started.worker = undefined;
+    started.indexer = undefined;
     started.database = undefined;
     throw error;
   }
@@ -70,6 +83,8 @@ export async function serve(config: Config): Promise<void> {
     await started.app?.close();
     // Running jobs finish; queued ones wait in the database for the next start.
     await started.worker?.stop();
+    // A refresh under way finishes; the lock is released with the indexer's connection.
+    await started.indexer?.stop();
     await started.database?.close();
     logger.info('shutdown complete');
   });

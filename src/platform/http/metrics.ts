@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per app instance, so several apps (tests, workers) never share counters. */
 export interface Metrics {
@@ -7,6 +7,13 @@ export interface Metrics {
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   readonly integrationItems: Counter<'endpoint' | 'outcome'>;
+  /** Search documents the indexer wrote (`written`: inserted or changed) or removed, counted by the process that refreshed. */
+  readonly searchDocumentsChanged: Counter<'change'>;
+}
+
+/** What the search index gauges read at scrape time (declared here: the platform does not know the search module). */
+export interface SearchIndexGaugeSource {
+  (): Promise<{ lagSeconds: number; documents: number }>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -33,7 +40,44 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['endpoint', 'outcome'],
       registers: [registry],
     }),
+    searchDocumentsChanged: new Counter({
+      name: 'portway_search_documents_changed_total',
+      help: 'Search documents written (inserted or changed) or removed by the indexer refreshes of this process',
+      labelNames: ['change'],
+      registers: [registry],
+    }),
   };
+}
+
+/**
+ * Index lag and document count, read from the database when scraped, so every instance reports
+ * them, not only the one whose indexer is active. A failed read leaves the last value.
+ */
+export function installSearchIndexGauges(metrics: Metrics, read: SearchIndexGaugeSource): void {
+  let last: Promise<{ lagSeconds: number; documents: number } | undefined> | undefined;
+  // Both gauges collect from one read per scrape.
+  const once = () => {
+    last ??= read().catch(() => undefined).finally(() => { setImmediate(() => { last = undefined; }); });
+    return last;
+  };
+  new Gauge({
+    name: 'portway_search_index_lag_seconds',
+    help: 'Age in seconds of the oldest change to products, categories or brands not yet in the search index (0 when none)',
+    registers: [metrics.registry],
+    async collect() {
+      const status = await once();
+      if (status) this.set(status.lagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'portway_search_documents',
+    help: 'Documents in the active generation of the search index',
+    registers: [metrics.registry],
+    async collect() {
+      const status = await once();
+      if (status) this.set(status.documents);
+    },
+  });
 }
 
 export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void {

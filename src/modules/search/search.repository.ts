@@ -1,0 +1,309 @@
+import type { Queryable } from '../../platform/db/pool.js';
+import type { SearchCategory, SearchDocument, SearchVariant } from './search.documents.js';
+
+/**
+ * SQL of the search index (migrations/1764000000900_search_index.sql). Only the indexer writes
+ * these tables; what a document says is decided by `buildDocuments`, never here.
+ */
+
+/** Transaction-level advisory lock taken by every write to the index tables: refreshes and a rebuild's switch take turns. */
+const WRITE_LOCK = 72_001_200;
+/** Session-level advisory lock held by a whole rebuild: two rebuilds never build the same generation. */
+export const REBUILD_LOCK = 72_001_201;
+/** Session-level advisory lock of the indexer loop: one active loop per database. */
+export const LOOP_LOCK = 72_001_202;
+
+export async function lockIndexWrites(tx: Queryable): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+}
+
+export interface IndexState {
+  activeGeneration: number;
+  /** xid8 as text. */
+  watermark: string;
+  deletionsSeen: string;
+  referenceDeletionsSeen: string;
+  /** Counters as they are now. */
+  deletions: string;
+  referenceDeletions: string;
+  /** The snapshot xmin of this statement: the next watermark when taken first in a refresh. */
+  snapshotXmin: string;
+}
+
+export async function readState(tx: Queryable): Promise<IndexState> {
+  const { rows } = await tx.query<IndexState>(
+    `SELECT s.active_generation AS "activeGeneration", s.watermark::text AS watermark,
+            s.deletions_seen::text AS "deletionsSeen", s.reference_deletions_seen::text AS "referenceDeletionsSeen",
+            (SELECT deletions FROM lookup_state)::text AS deletions,
+            (SELECT deletions FROM search_reference_deletions)::text AS "referenceDeletions",
+            pg_snapshot_xmin(pg_current_snapshot())::text AS "snapshotXmin"
+       FROM search_state s`,
+  );
+  return rows[0] as IndexState;
+}
+
+export async function saveState(
+  tx: Queryable,
+  state: { activeGeneration: number; watermark: string; deletionsSeen: string; referenceDeletionsSeen: string; rebuilt?: boolean },
+): Promise<void> {
+  await tx.query(
+    `UPDATE search_state SET active_generation = $1, watermark = $2::xid8, deletions_seen = $3, reference_deletions_seen = $4,
+            refreshed_at = now(), rebuilt_at = CASE WHEN $5 THEN now() ELSE rebuilt_at END`,
+    [state.activeGeneration, state.watermark, state.deletionsSeen, state.referenceDeletionsSeen, state.rebuilt === true],
+  );
+}
+
+const VARIANT_COLUMNS = `p.sku, p.master_product_no AS "masterProductNo", p.name, p.description, p.blocked, p.category, p.size,
+  p.color, p.stratification_code AS "stratificationCode", p.gender, p.brand_code AS "brandCode",
+  p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition"`;
+
+export interface ChangedVariant extends SearchVariant {
+  /** The document the product was part of when last indexed, if any. */
+  oldKey: string | null;
+}
+
+/**
+ * Products written since `since` (xid8 text) and products in a category written since then or
+ * below one (a rename or a reparent changes the Category path of exactly those), each with the
+ * document it was last indexed in.
+ */
+export async function changedVariants(tx: Queryable, generation: number, since: string): Promise<ChangedVariant[]> {
+  const { rows } = await tx.query<ChangedVariant>(
+    `WITH RECURSIVE touched(code) AS (
+       SELECT code FROM categories WHERE changed_xid >= $2::xid8
+       UNION
+       SELECT c.code FROM categories c JOIN touched t ON c.parent_code = t.code
+     ), changed AS (
+       SELECT sku FROM products WHERE changed_xid >= $2::xid8
+       UNION
+       SELECT sku FROM products WHERE category IN (SELECT code FROM touched)
+     )
+     SELECT ${VARIANT_COLUMNS}, k.doc_key AS "oldKey"
+       FROM changed c JOIN products p ON p.sku = c.sku
+       LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku`,
+    [generation, since],
+  );
+  return rows;
+}
+
+/** Documents whose brand row was written since `since`: their Brand name may have changed. */
+export async function documentsOfChangedBrands(tx: Queryable, generation: number, since: string): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT d.id FROM search_documents d
+      WHERE d.generation = $1 AND d.brand_code IN (SELECT code FROM brands WHERE changed_xid >= $2::xid8)`,
+    [generation, since],
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface IndexedProduct { sku: string; docKey: string; masterProductNo: string }
+
+/** Indexed products whose row is gone (deleted or truncated). */
+export async function deletedProducts(tx: Queryable, generation: number): Promise<IndexedProduct[]> {
+  const { rows } = await tx.query<IndexedProduct>(
+    `SELECT k.sku, k.doc_key AS "docKey", k.master_product_no AS "masterProductNo"
+       FROM search_product_keys k
+      WHERE k.generation = $1 AND NOT EXISTS (SELECT 1 FROM products p WHERE p.sku = k.sku)`,
+    [generation],
+  );
+  return rows;
+}
+
+export async function documentIds(tx: Queryable, generation: number): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>('SELECT id FROM search_documents WHERE generation = $1', [generation]);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Every variant that may belong to one of `keys`: the products of the given master product numbers
+ * and of the masters indexed under those keys. The caller keeps those whose key is one of `keys`.
+ */
+export async function variantsOfMasters(tx: Queryable, generation: number, keys: readonly string[], masters: readonly string[]): Promise<SearchVariant[]> {
+  const { rows } = await tx.query<SearchVariant>(
+    `SELECT ${VARIANT_COLUMNS} FROM products p
+      WHERE p.master_product_no IN (
+        SELECT unnest($3::text[])
+        UNION
+        SELECT k.master_product_no FROM search_product_keys k WHERE k.generation = $1 AND k.doc_key = ANY($2::text[]))`,
+    [generation, keys, masters],
+  );
+  return rows;
+}
+
+/** Every variant with a master product number and a colour (`variantKey` still decides). */
+export async function allVariants(tx: Queryable): Promise<SearchVariant[]> {
+  const { rows } = await tx.query<SearchVariant>(
+    `SELECT ${VARIANT_COLUMNS} FROM products p WHERE p.master_product_no IS NOT NULL AND p.color IS NOT NULL`,
+  );
+  return rows;
+}
+
+export interface ReferenceData {
+  categories: Map<string, SearchCategory>;
+  brandNames: Map<string, string>;
+}
+
+/** Categories and brands are small reference tables: read whole. */
+export async function referenceData(tx: Queryable): Promise<ReferenceData> {
+  const [categories, brands] = await Promise.all([
+    tx.query<SearchCategory>('SELECT code, name, parent_code AS "parentCode" FROM categories'),
+    tx.query<{ code: string; name: string }>('SELECT code, name FROM brands'),
+  ]);
+  return {
+    categories: new Map(categories.rows.map((c) => [c.code, c])),
+    brandNames: new Map(brands.rows.map((b) => [b.code, b.name])),
+  };
+}
+
+/** The distinct words (lexemes) of the given documents. */
+export async function wordsOf(tx: Queryable, generation: number, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await tx.query<{ word: string }>(
+    `SELECT DISTINCT u.lexeme AS word FROM search_documents d, unnest(d.search) u
+      WHERE d.generation = $1 AND d.id = ANY($2::text[])`,
+    [generation, ids],
+  );
+  return rows.map((r) => r.word);
+}
+
+/**
+ * Upserts the documents (one statement; a document that would not change is not rewritten) and
+ * returns the ids written. `search` weights Description A and the other searchable texts B.
+ */
+export async function upsertDocuments(tx: Queryable, generation: number, documents: readonly SearchDocument[]): Promise<string[]> {
+  if (documents.length === 0) return [];
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO search_documents (generation, id, product_no, description, brand, brand_code, colour, gender, fabric_type,
+                                   sleeve_length, style_description, fabric_composition, stratification_code, category,
+                                   available_sizes, blocked, document, search, suggest)
+     SELECT $1, d->>'id', d->>'ProductNo', d->>'Description', d->>'Brand', d->>'BrandCode', d->>'Colour', d->>'Gender',
+            d->>'FabricType', d->>'SleeveLength', d->>'StyleDescription', d->>'FabricComposition', d->>'StratificationCode',
+            ARRAY(SELECT jsonb_array_elements_text(d->'Category')), ARRAY(SELECT jsonb_array_elements_text(d->'AvailableSizes')),
+            (d->>'Blocked')::boolean, d,
+            setweight(to_tsvector('simple', coalesce(d->>'Description', '')), 'A')
+              || setweight(to_tsvector('simple', concat_ws(' ', d->>'ProductNo', d->>'Brand', d->>'Colour', d->>'StyleDescription', d->>'FabricComposition')), 'B'),
+            lower(concat_ws(' ', d->>'Description', d->>'Brand', d->>'ProductNo', d->>'Colour'))
+       FROM jsonb_array_elements($2::jsonb) d
+     ON CONFLICT (generation, id) DO UPDATE SET
+       product_no = excluded.product_no, description = excluded.description, brand = excluded.brand,
+       brand_code = excluded.brand_code, colour = excluded.colour, gender = excluded.gender,
+       fabric_type = excluded.fabric_type, sleeve_length = excluded.sleeve_length,
+       style_description = excluded.style_description, fabric_composition = excluded.fabric_composition,
+       stratification_code = excluded.stratification_code, category = excluded.category,
+       available_sizes = excluded.available_sizes, blocked = excluded.blocked, document = excluded.document,
+       search = excluded.search, suggest = excluded.suggest
+     WHERE search_documents.document IS DISTINCT FROM excluded.document
+     RETURNING id`,
+    [generation, JSON.stringify(documents)],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function deleteDocuments(tx: Queryable, generation: number, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { rowCount } = await tx.query('DELETE FROM search_documents WHERE generation = $1 AND id = ANY($2::text[])', [generation, ids]);
+  return rowCount ?? 0;
+}
+
+/** Records which document each product is now part of, and forgets the products in `removed`. */
+export async function saveProductKeys(tx: Queryable, generation: number, keys: readonly IndexedProduct[], removed: readonly string[]): Promise<void> {
+  if (removed.length > 0) {
+    await tx.query('DELETE FROM search_product_keys WHERE generation = $1 AND sku = ANY($2::text[])', [generation, removed]);
+  }
+  if (keys.length === 0) return;
+  const sorted = [...keys].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
+  await tx.query(
+    `INSERT INTO search_product_keys (generation, sku, doc_key, master_product_no)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])
+     ON CONFLICT (generation, sku) DO UPDATE SET doc_key = excluded.doc_key, master_product_no = excluded.master_product_no
+     WHERE (search_product_keys.doc_key, search_product_keys.master_product_no) IS DISTINCT FROM (excluded.doc_key, excluded.master_product_no)`,
+    [generation, sorted.map((k) => k.sku), sorted.map((k) => k.docKey), sorted.map((k) => k.masterProductNo)],
+  );
+}
+
+/**
+ * Keeps search_words: adds the words of the documents written, and removes those of `oldWords`
+ * that no document of the generation holds any more (found through the GIN index on `search`).
+ */
+export async function maintainWords(tx: Queryable, generation: number, writtenIds: readonly string[], oldWords: readonly string[]): Promise<void> {
+  if (writtenIds.length > 0) {
+    await tx.query(
+      `INSERT INTO search_words (word)
+       SELECT DISTINCT u.lexeme FROM search_documents d, unnest(d.search) u WHERE d.generation = $1 AND d.id = ANY($2::text[])
+       ORDER BY 1
+       ON CONFLICT (word) DO NOTHING`,
+      [generation, writtenIds],
+    );
+  }
+  if (oldWords.length > 0) {
+    // A lexeme as a tsquery literal: quoted, its quotes and backslashes escaped (no dictionary applies to a cast).
+    await tx.query(
+      `DELETE FROM search_words w
+        WHERE w.word = ANY($2::text[])
+          AND NOT EXISTS (SELECT 1 FROM search_documents d
+                           WHERE d.generation = $1
+                             AND d.search @@ ('''' || replace(replace(w.word, '\\', '\\\\'), '''', '''''') || '''')::tsquery)`,
+      [generation, oldWords],
+    );
+  }
+}
+
+/** Replaces search_words with the words of a whole generation (after a rebuild). */
+export async function replaceWords(tx: Queryable, generation: number): Promise<void> {
+  await tx.query('DELETE FROM search_words');
+  await tx.query(
+    `INSERT INTO search_words (word)
+     SELECT DISTINCT u.lexeme FROM search_documents d, unnest(d.search) u WHERE d.generation = $1`,
+    [generation],
+  );
+}
+
+/** Removes every row of generations other than `keep` (a finished rebuild's old one, or a crashed rebuild's half). */
+export async function dropOtherGenerations(tx: Queryable, keep: number): Promise<void> {
+  await tx.query('DELETE FROM search_documents WHERE generation <> $1', [keep]);
+  await tx.query('DELETE FROM search_product_keys WHERE generation <> $1', [keep]);
+}
+
+/** The documents searches read now (the active generation), by id; all of them when `ids` is absent. */
+export async function activeDocuments(q: Queryable, ids?: readonly string[]): Promise<SearchDocument[]> {
+  const { rows } = await q.query<{ document: SearchDocument }>(
+    `SELECT d.document FROM search_documents d JOIN search_state s ON d.generation = s.active_generation
+      WHERE $1::text[] IS NULL OR d.id = ANY($1::text[]) ORDER BY d.id`,
+    [ids ?? null],
+  );
+  return rows.map((r) => r.document);
+}
+
+export interface IndexStatus {
+  activeGeneration: number;
+  documents: number;
+  watermark: string;
+  refreshedAt: Date | null;
+  rebuiltAt: Date | null;
+  /**
+   * Seconds since the oldest change not indexed yet was written (0 when none): rows written since
+   * the watermark (changed_xid) and after the last refresh started (changed_at).
+   */
+  lagSeconds: number;
+}
+
+export async function indexStatus(q: Queryable): Promise<IndexStatus> {
+  const { rows } = await q.query<Omit<IndexStatus, 'documents' | 'lagSeconds'> & { documents: string; lagSeconds: string | null }>(
+    `SELECT s.active_generation AS "activeGeneration", s.watermark::text AS watermark,
+            s.refreshed_at AS "refreshedAt", s.rebuilt_at AS "rebuiltAt",
+            (SELECT count(*) FROM search_documents d WHERE d.generation = s.active_generation) AS documents,
+            (SELECT extract(epoch FROM now() - min(t.changed_at)) FROM (
+               SELECT min(changed_at) AS changed_at FROM products
+                WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
+               UNION ALL
+               SELECT min(changed_at) FROM categories
+                WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
+               UNION ALL
+               SELECT min(changed_at) FROM brands
+                WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
+             ) t)::text AS "lagSeconds"
+       FROM search_state s`,
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('search_state has no row: is the database migrated?');
+  return { ...row, documents: Number(row.documents), lagSeconds: row.lagSeconds === null ? 0 : Math.max(0, Number(row.lagSeconds)) };
+}

@@ -1,0 +1,312 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
+import { rebuild, refresh, startSearchIndexer, type SearchIndexer } from '../../../src/modules/search/search.indexer.js';
+import { activeDocuments, indexStatus } from '../../../src/modules/search/search.repository.js';
+import { createPool } from '../../../src/platform/db/pool.js';
+import { ADMIN_SCOPE } from '../../../src/platform/http/integration-auth.js';
+import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+
+/** The search index and its indexer on a real PostgreSQL, products written through the integration and admin batches. */
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('search indexer', () => {
+  let t: TestApp;
+  let admin: string;
+
+  before(async () => {
+    t = await buildTestApp();
+    admin = await t.token({ scope: ADMIN_SCOPE });
+  });
+  after(async () => { await t.close(); });
+
+  async function products(items: Array<Record<string, unknown>>): Promise<void> {
+    const res = await putBatch(t, '/catalogue/products', items);
+    assert.equal(res.statusCode, 200, res.body);
+    for (const r of res.json().data) assert.equal(r.outcome, 'Upserted', JSON.stringify(r));
+  }
+  async function adminPut(url: string, data: unknown[]): Promise<void> {
+    const res = await t.app.inject({ method: 'PUT', url: `/api/admin${url}`, headers: { authorization: `Bearer ${admin}` }, payload: { source: 'test', data } });
+    assert.equal(res.statusCode, 200, res.body);
+    for (const r of res.json().data) assert.equal(r.outcome, 'Upserted', JSON.stringify(r));
+  }
+  async function doc(id: string): Promise<SearchDocument | undefined> {
+    return (await activeDocuments(t.pool, [id]))[0];
+  }
+  /** Row versions (xmin) of the active documents, by id. */
+  async function versions(): Promise<Map<string, string>> {
+    const { rows } = await t.pool.query<{ id: string; v: string }>(
+      'SELECT d.id, d.xmin::text AS v FROM search_documents d JOIN search_state s ON d.generation = s.active_generation');
+    return new Map(rows.map((r) => [r.id, r.v]));
+  }
+
+  const hoodie = (size: string, extra: Record<string, unknown> = {}) => ({
+    sku: `MH01-${size}-Black`, masterProductNo: 'MH01', name: 'Chaz Hoodie', description: 'Chaz Kangaroo Hoodie',
+    color: 'Black', size, brandCode: 'ACME', category: 'HOODIES', gender: 'Men', unitPrice: 52, ...extra,
+  });
+
+  it('indexes documents with the right fields after a refresh', async () => {
+    await adminPut('/categories', [{ code: 'MEN', name: 'Men' }, { code: 'HOODIES', name: 'Hoodies', parentCode: 'MEN' }, { code: 'TEES', name: 'Tees', parentCode: 'MEN' }]);
+    await adminPut('/brands', [{ code: 'ACME', name: 'Acme Apparel', restricted: false }]);
+    await products([hoodie('M'), hoodie('XS'), hoodie('L'),
+      { sku: 'T1-S-Red', masterProductNo: 'T1', name: 'Tee', color: 'Red', size: 'S', category: 'TEES', brandCode: 'OTHER' },
+      { sku: 'LOOSE-1', name: 'No master', color: 'Red' }]);
+    assert.equal(await doc('mh01_black'), undefined, 'nothing before the refresh');
+    const result = await refresh(t.pool);
+    assert.equal(result.written, 2);
+    assert.deepEqual(await doc('mh01_black'), {
+      id: 'mh01_black', ProductNo: 'MH01', Description: 'Chaz Kangaroo Hoodie', Brand: 'Acme Apparel', BrandCode: 'ACME',
+      Colour: 'Black', Gender: 'Men', FabricType: null, SleeveLength: null, StyleDescription: null, FabricComposition: null,
+      StratificationCode: null, Category: ['Men', 'Hoodies'], AvailableSizes: ['XS', 'M', 'L'], Blocked: false,
+    });
+    assert.equal((await doc('t1_red'))?.Brand, 'OTHER', 'a brand without a row shows its code');
+    assert.equal((await activeDocuments(t.pool)).length, 2, 'a product without a master product number makes none');
+    const { rows } = await t.pool.query(
+      "SELECT suggest, search @@ to_tsquery('simple', 'kangaroo') AS found, brand_code, category FROM search_documents WHERE id = 'mh01_black'");
+    assert.deepEqual(rows[0], { suggest: 'chaz kangaroo hoodie acme apparel mh01 black', found: true, brand_code: 'ACME', category: ['Men', 'Hoodies'] });
+    const words = (await t.pool.query<{ word: string }>('SELECT word FROM search_words ORDER BY word')).rows.map((r) => r.word);
+    for (const w of ['kangaroo', 'acme', 'black', 'mh01', 'tee', 'red']) assert.ok(words.includes(w), `${w} in search_words: ${words.join(' ')}`);
+    assert.equal((await refresh(t.pool)).written, 0, 'nothing changed: nothing written');
+  });
+
+  it('one blocked size blocks the colourway, and unblocking brings it back', async () => {
+    await products([hoodie('M', { blocked: true })]);
+    await refresh(t.pool);
+    assert.equal((await doc('mh01_black'))?.Blocked, true);
+    await products([hoodie('M', { blocked: false })]);
+    await refresh(t.pool);
+    assert.equal((await doc('mh01_black'))?.Blocked, false);
+  });
+
+  it('a product moved to another colour leaves its old document when it was the last variant there', async () => {
+    await products([{ sku: 'MV-1', masterProductNo: 'MV', name: 'Mover', color: 'Blue', size: 'S' },
+      { sku: 'MV-2', masterProductNo: 'MV', name: 'Mover', color: 'Green', size: 'M' }]);
+    await refresh(t.pool);
+    assert.ok(await doc('mv_blue'));
+    await products([{ sku: 'MV-1', masterProductNo: 'MV', name: 'Mover', color: 'Green', size: 'S' }]);
+    const result = await refresh(t.pool);
+    assert.equal(await doc('mv_blue'), undefined);
+    assert.deepEqual((await doc('mv_green'))?.AvailableSizes, ['S', 'M']);
+    assert.equal(result.removed, 1);
+    // A product that moves to another master product: the old one keeps its other sizes.
+    await products([{ sku: 'MV-2', masterProductNo: 'MV2', name: 'Mover', color: 'Green', size: 'M' }]);
+    await refresh(t.pool);
+    assert.deepEqual((await doc('mv_green'))?.AvailableSizes, ['S']);
+    assert.deepEqual((await doc('mv2_green'))?.AvailableSizes, ['M']);
+  });
+
+  it('a product that loses its master product number or colour leaves the index', async () => {
+    await products([{ sku: 'LM-1', masterProductNo: 'LM', name: 'Lose', color: 'Grey', size: 'S' },
+      { sku: 'LC-1', masterProductNo: 'LC', name: 'Lose', color: 'Grey', size: 'S' }]);
+    await refresh(t.pool);
+    assert.ok(await doc('lm_grey'));
+    assert.ok(await doc('lc_grey'));
+    await products([{ sku: 'LM-1', name: 'Lose', color: 'Grey', size: 'S' }, { sku: 'LC-1', masterProductNo: 'LC', name: 'Lose', size: 'S' }]);
+    await refresh(t.pool);
+    assert.equal(await doc('lm_grey'), undefined);
+    assert.equal(await doc('lc_grey'), undefined);
+  });
+
+  it('all variants deleted by SQL: the document is gone without a rebuild', async () => {
+    await products([{ sku: 'DEL-1', masterProductNo: 'DEL', name: 'Deleted', color: 'Pink', size: 'S' },
+      { sku: 'DEL-2', masterProductNo: 'DEL', name: 'Deleted', color: 'Pink', size: 'M' }]);
+    await refresh(t.pool);
+    await t.pool.query("DELETE FROM products WHERE sku = 'DEL-1'");
+    await refresh(t.pool);
+    assert.deepEqual((await doc('del_pink'))?.AvailableSizes, ['M']);
+    await t.pool.query("DELETE FROM products WHERE sku = 'DEL-2'");
+    await refresh(t.pool);
+    assert.equal(await doc('del_pink'), undefined);
+    assert.equal((await t.pool.query("SELECT 1 FROM search_product_keys WHERE sku LIKE 'DEL-%'")).rowCount, 0);
+  });
+
+  it('a category rename re-indexes exactly its documents and no others', async () => {
+    await refresh(t.pool);
+    const before = await versions();
+    await adminPut('/categories', [{ code: 'TEES', name: 'T-Shirts', parentCode: 'MEN' }]);
+    const result = await refresh(t.pool);
+    assert.equal(result.written, 1);
+    assert.deepEqual((await doc('t1_red'))?.Category, ['Men', 'T-Shirts']);
+    const afterRename = await versions();
+    for (const [id, version] of before) {
+      if (id === 't1_red') assert.notEqual(afterRename.get(id), version);
+      else assert.equal(afterRename.get(id), version, `${id} not rewritten`);
+    }
+    // A parent's rename reaches the documents below it.
+    await adminPut('/categories', [{ code: 'MEN', name: 'Menswear' }]);
+    await refresh(t.pool);
+    assert.deepEqual((await doc('mh01_black'))?.Category, ['Menswear', 'Hoodies']);
+    assert.deepEqual((await doc('t1_red'))?.Category, ['Menswear', 'T-Shirts']);
+  });
+
+  it('a brand rename updates Brand of its documents', async () => {
+    await adminPut('/brands', [{ code: 'ACME', name: 'Acme Outfitters', restricted: false }]);
+    await refresh(t.pool);
+    assert.equal((await doc('mh01_black'))?.Brand, 'Acme Outfitters');
+    const { rows } = await t.pool.query("SELECT suggest FROM search_documents WHERE id = 'mh01_black'");
+    assert.match(rows[0].suggest, /acme outfitters/);
+  });
+
+  it('a category deleted by SQL falls back to the raw code after the next refresh', async () => {
+    await t.pool.query("DELETE FROM categories WHERE code = 'HOODIES'");
+    await refresh(t.pool);
+    assert.deepEqual((await doc('mh01_black'))?.Category, ['HOODIES']);
+  });
+
+  it('a transaction that began before a refresh but commits after it is indexed by the next refresh', async () => {
+    const late = new pg.Client({ connectionString: t.db.url });
+    await late.connect();
+    try {
+      await late.query('BEGIN');
+      await late.query("INSERT INTO products (sku, master_product_no, name, color, size) VALUES ('LATE-1', 'LATE', 'Late', 'Teal', 'S')");
+      await products([{ sku: 'EARLY-1', masterProductNo: 'EARLY', name: 'Early', color: 'Teal', size: 'S' }]);
+      await refresh(t.pool);
+      assert.ok(await doc('early_teal'));
+      assert.equal(await doc('late_teal'), undefined, 'not committed yet');
+      await late.query('COMMIT');
+    } finally {
+      await late.end();
+    }
+    await refresh(t.pool);
+    assert.ok(await doc('late_teal'), 'the late commit is indexed');
+  });
+
+  it('status reports documents, watermark and lag', async () => {
+    const status = await indexStatus(t.pool);
+    assert.equal(status.documents, (await activeDocuments(t.pool)).length);
+    assert.match(status.watermark, /^\d+$/);
+    assert.equal(status.lagSeconds, 0);
+    assert.ok(status.refreshedAt instanceof Date);
+  });
+
+  it('/metrics reports the document count and the index lag', async () => {
+    const scrape = async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+      assert.equal(res.statusCode, 200);
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(res.body)?.[1]);
+      return { documents: value('portway_search_documents'), lag: value('portway_search_index_lag_seconds') };
+    };
+    assert.deepEqual(await scrape(), { documents: (await activeDocuments(t.pool)).length, lag: 0 });
+    await products([{ sku: 'LAG-1', masterProductNo: 'LAG', name: 'Lagging', color: 'Plum', size: 'S' }]);
+    const lagging = await scrape();
+    assert.ok(lagging.lag > 0, `lag ${lagging.lag}`);
+    await refresh(t.pool);
+    assert.deepEqual(await scrape(), { documents: (await activeDocuments(t.pool)).length, lag: 0 });
+  });
+
+  it('rebuild writes a new generation while the old one stays readable, then switches', async () => {
+    const old = await activeDocuments(t.pool);
+    const oldGeneration = (await indexStatus(t.pool)).activeGeneration;
+    let during: { active: number; next: number; generation: number } | undefined;
+    const result = await rebuild(t.pool, {
+      beforeSwitch: async () => {
+        // Written meanwhile: the catch-up in the switch indexes it.
+        await products([{ sku: 'MID-1', masterProductNo: 'MID', name: 'Mid rebuild', color: 'Gold', size: 'S' }]);
+        const { rows } = await t.pool.query<{ generation: number; n: string }>('SELECT generation, count(*) AS n FROM search_documents GROUP BY generation');
+        during = {
+          active: (await activeDocuments(t.pool)).length,
+          next: Number(rows.find((r) => r.generation === oldGeneration + 1)?.n ?? 0),
+          generation: (await indexStatus(t.pool)).activeGeneration,
+        };
+      },
+    });
+    assert.deepEqual(during, { active: old.length, next: old.length, generation: oldGeneration });
+    assert.equal(result.generation, oldGeneration + 1);
+    assert.equal(result.documents, old.length + 1);
+    const now = await activeDocuments(t.pool);
+    assert.deepEqual(now.filter((d) => d.id !== 'mid_gold'), old);
+    assert.ok(now.some((d) => d.id === 'mid_gold'));
+    const { rows } = await t.pool.query('SELECT DISTINCT generation FROM search_documents');
+    assert.deepEqual(rows, [{ generation: oldGeneration + 1 }], 'the old generation is deleted');
+    assert.equal((await refresh(t.pool)).written, 0);
+  });
+
+  describe('the indexer loop', () => {
+    const loops: SearchIndexer[] = [];
+    const pools: pg.Pool[] = [];
+    after(async () => {
+      for (const loop of loops) await loop.stop();
+      for (const pool of pools) await pool.end();
+    });
+
+    it('only one loop holds the lock, and stopping it lets the other take over', async () => {
+      const config = { searchRefreshIntervalMs: 200 };
+      // A short interval: a waiting loop retries the lock on each tick.
+      const poolA = createPool({ url: t.db.url, max: 2 });
+      const poolB = createPool({ url: t.db.url, max: 2 });
+      pools.push(poolA, poolB);
+      const a = startSearchIndexer(config, { pool: poolA, url: t.db.url }, silent);
+      loops.push(a);
+      await waitFor('loop A active', async () => (a.isActive() ? true : undefined));
+      const b = startSearchIndexer(config, { pool: poolB, url: t.db.url }, silent);
+      loops.push(b);
+      await waitFor('a few ticks of B', async () => (a.refreshes() >= 3 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(a.isActive(), true);
+      assert.equal(b.isActive(), false, 'B waits while A holds the lock');
+      assert.equal(b.refreshes(), 0);
+
+      await products([{ sku: 'LOOP-1', masterProductNo: 'LOOP', name: 'Looped', color: 'Sand', size: 'S' }]);
+      await waitFor('loop A indexes LOOP', () => doc('loop_sand'));
+
+      await a.stop();
+      await waitFor('loop B takes over', async () => (b.isActive() ? true : undefined));
+      await products([{ sku: 'LOOP-2', masterProductNo: 'LOOP2', name: 'Looped', color: 'Sand', size: 'S' }]);
+      await waitFor('loop B indexes LOOP2', () => doc('loop2_sand'));
+    });
+
+    it('logs a failing refresh or an unreachable database and keeps trying, never throwing', async () => {
+      const errors: string[] = [];
+      const logger = { ...silent, error: (...args: unknown[]) => { errors.push(String(args[1] ?? args[0])); } };
+      const broken = new URL(t.db.url);
+      broken.pathname = '/portway_no_such_database';
+      const unreachable = startSearchIndexer({ searchRefreshIntervalMs: 50 }, { pool: t.pool, url: broken.toString() }, logger);
+      loops.push(unreachable);
+      await waitFor('two failed attempts', async () => (errors.filter((m) => /could not reach/.test(m)).length >= 2 ? true : undefined));
+      assert.equal(unreachable.isActive(), false);
+      await unreachable.stop();
+
+      // The lock is free (the loops above are stopped) but refreshes fail: a pool on a database without the tables.
+      for (const loop of loops) await loop.stop();
+      const badPool = createPool({ url: broken.toString(), max: 1 });
+      pools.push(badPool);
+      const failing = startSearchIndexer({ searchRefreshIntervalMs: 50 }, { pool: badPool, url: t.db.url }, logger);
+      loops.push(failing);
+      await waitFor('failed refreshes', async () => (errors.filter((m) => /refresh failed/.test(m)).length >= 2 ? true : undefined));
+      assert.equal(failing.isActive(), true, 'it keeps the lock and retries');
+      assert.equal(failing.refreshes(), 0);
+      await failing.stop();
+    });
+
+    it('NOTIFY wakes a refresh long before the interval', async () => {
+      for (const loop of loops) await loop.stop();
+      const pool = createPool({ url: t.db.url, max: 2 });
+      pools.push(pool);
+      let written = 0;
+      const loop = startSearchIndexer({ searchRefreshIntervalMs: 3_600_000 }, { pool, url: t.db.url }, silent, {
+        refreshed: (result) => { written += result.written; },
+      });
+      loops.push(loop);
+      await waitFor('the loop active', async () => (loop.isActive() && loop.refreshes() >= 1 ? true : undefined));
+      await products([{ sku: 'WAKE-1', masterProductNo: 'WAKE', name: 'Woken', color: 'Lime', size: 'S' }]);
+      await waitFor('the NOTIFY-driven refresh', () => doc('wake_lime'));
+      // The observer (metrics in serve) hears of it once the refresh has returned.
+      await waitFor('the observer hearing of the documents written', async () => (written >= 1 ? true : undefined));
+      // SQL by hand wakes it too (the triggers are on the tables, not in the API).
+      await t.pool.query("UPDATE products SET description = 'Woken by hand' WHERE sku = 'WAKE-1'");
+      await waitFor('the hand-written change', async () => ((await doc('wake_lime'))?.Description === 'Woken by hand' ? true : undefined));
+    });
+  });
+});
