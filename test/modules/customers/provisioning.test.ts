@@ -11,6 +11,7 @@ import { buildTaskList, type Worker } from '../../../src/platform/jobs/worker.js
 import { createLogger } from '../../../src/platform/logger.js';
 import { startJobWorker } from '../../../src/worker.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+import { waitFor } from '../../helpers/processes.js';
 
 /**
  * Provisioning through the real queue (graphile-worker on the test database) and the real mail
@@ -19,15 +20,8 @@ import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 
 const logger = createLogger('silent');
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** A safety net for the polls below, not a measured duration. */
+const WAIT_MS = 30_000;
 
 describe('admin provisioning through the job queue and mail transport', () => {
   let t: TestApp;
@@ -62,10 +56,10 @@ describe('admin provisioning through the job queue and mail transport', () => {
     assert.equal(res.json().data[0].outcome, 'Upserted');
   }
   async function invitationSent(accountNo: string) {
-    return eventually(`invitation for ${accountNo}`, async () => {
+    return waitFor(`invitation for ${accountNo}`, async () => {
       const r = await requestOf(accountNo);
       return r?.invitation_sent_at ? r : undefined;
-    });
+    }, WAIT_MS);
   }
 
   it('keeps the request queued while no worker runs, then invites once when one starts; a re-send invites nobody', async () => {
@@ -92,7 +86,7 @@ describe('admin provisioning through the job queue and mail transport', () => {
     // graphile-worker deletes a job's row only after its handler has returned, in a statement of its
     // own after the handler's commit: the job leaves the queue (done, not failed and retried) soon
     // after the invitation is recorded, not at the same instant.
-    await eventually('the job to leave the queue', async () => ((await pendingJobs()) === 0 ? true : undefined));
+    await waitFor('the job to leave the queue', async () => ((await pendingJobs()) === 0 ? true : undefined), WAIT_MS);
 
     // Re-send the same customer and admin: no request, no job. A later, different account's
     // invitation goes through the same queue, so once it is out the queue is known to be drained.

@@ -7,20 +7,14 @@ import { activeDocuments, indexStatus } from '../../../src/modules/search/search
 import { createPool } from '../../../src/platform/db/pool.js';
 import { ADMIN_SCOPE } from '../../../src/platform/http/integration-auth.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+import { waitFor } from '../../helpers/processes.js';
 
 /** The search index and its indexer on a real PostgreSQL, products written through the integration and admin batches. */
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** A safety net for the polls below, not a measured duration. */
+const WAIT_MS = 20_000;
 
 describe('search indexer', () => {
   let t: TestApp;
@@ -249,22 +243,22 @@ describe('search indexer', () => {
       pools.push(poolA, poolB);
       const a = startSearchIndexer(config, { pool: poolA, url: t.db.url }, silent);
       loops.push(a);
-      await waitFor('loop A active', async () => (a.isActive() ? true : undefined));
+      await waitFor('loop A active', async () => (a.isActive() ? true : undefined), WAIT_MS);
       const b = startSearchIndexer(config, { pool: poolB, url: t.db.url }, silent);
       loops.push(b);
-      await waitFor('a few ticks of B', async () => (a.refreshes() >= 3 ? true : undefined));
+      await waitFor('a few ticks of B', async () => (a.refreshes() >= 3 ? true : undefined), WAIT_MS);
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal(a.isActive(), true);
       assert.equal(b.isActive(), false, 'B waits while A holds the lock');
       assert.equal(b.refreshes(), 0);
 
       await products([{ sku: 'LOOP-1', masterProductNo: 'LOOP', name: 'Looped', color: 'Sand', size: 'S' }]);
-      await waitFor('loop A indexes LOOP', () => doc('loop_sand'));
+      await waitFor('loop A indexes LOOP', () => doc('loop_sand'), WAIT_MS);
 
       await a.stop();
-      await waitFor('loop B takes over', async () => (b.isActive() ? true : undefined));
+      await waitFor('loop B takes over', async () => (b.isActive() ? true : undefined), WAIT_MS);
       await products([{ sku: 'LOOP-2', masterProductNo: 'LOOP2', name: 'Looped', color: 'Sand', size: 'S' }]);
-      await waitFor('loop B indexes LOOP2', () => doc('loop2_sand'));
+      await waitFor('loop B indexes LOOP2', () => doc('loop2_sand'), WAIT_MS);
     });
 
     it('logs a failing refresh or an unreachable database and keeps trying, never throwing', async () => {
@@ -274,7 +268,7 @@ describe('search indexer', () => {
       broken.pathname = '/portway_no_such_database';
       const unreachable = startSearchIndexer({ searchRefreshIntervalMs: 50 }, { pool: t.pool, url: broken.toString() }, logger);
       loops.push(unreachable);
-      await waitFor('two failed attempts', async () => (errors.filter((m) => /could not reach/.test(m)).length >= 2 ? true : undefined));
+      await waitFor('two failed attempts', async () => (errors.filter((m) => /could not reach/.test(m)).length >= 2 ? true : undefined), WAIT_MS);
       assert.equal(unreachable.isActive(), false);
       await unreachable.stop();
 
@@ -284,7 +278,7 @@ describe('search indexer', () => {
       pools.push(badPool);
       const failing = startSearchIndexer({ searchRefreshIntervalMs: 50 }, { pool: badPool, url: t.db.url }, logger);
       loops.push(failing);
-      await waitFor('failed refreshes', async () => (errors.filter((m) => /refresh failed/.test(m)).length >= 2 ? true : undefined));
+      await waitFor('failed refreshes', async () => (errors.filter((m) => /refresh failed/.test(m)).length >= 2 ? true : undefined), WAIT_MS);
       assert.equal(failing.isActive(), true, 'it keeps the lock and retries');
       assert.equal(failing.refreshes(), 0);
       await failing.stop();
@@ -299,14 +293,14 @@ describe('search indexer', () => {
         refreshed: (result) => { written += result.written; },
       });
       loops.push(loop);
-      await waitFor('the loop active', async () => (loop.isActive() && loop.refreshes() >= 1 ? true : undefined));
+      await waitFor('the loop active', async () => (loop.isActive() && loop.refreshes() >= 1 ? true : undefined), WAIT_MS);
       await products([{ sku: 'WAKE-1', masterProductNo: 'WAKE', name: 'Woken', color: 'Lime', size: 'S' }]);
-      await waitFor('the NOTIFY-driven refresh', () => doc('wake_lime'));
+      await waitFor('the NOTIFY-driven refresh', () => doc('wake_lime'), WAIT_MS);
       // The observer (metrics in serve) hears of it once the refresh has returned.
-      await waitFor('the observer hearing of the documents written', async () => (written >= 1 ? true : undefined));
+      await waitFor('the observer hearing of the documents written', async () => (written >= 1 ? true : undefined), WAIT_MS);
       // SQL by hand wakes it too (the triggers are on the tables, not in the API).
       await t.pool.query("UPDATE products SET description = 'Woken by hand' WHERE sku = 'WAKE-1'");
-      await waitFor('the hand-written change', async () => ((await doc('wake_lime'))?.Description === 'Woken by hand' ? true : undefined));
+      await waitFor('the hand-written change', async () => ((await doc('wake_lime'))?.Description === 'Woken by hand' ? true : undefined), WAIT_MS);
     });
   });
 });
