@@ -1,8 +1,8 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
-import { buildDocuments, variantKey, type SearchVariant } from './search.documents.js';
+import { inTransaction, withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
+import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } from './search.documents.js';
 import {
   LOOP_LOCK, REBUILD_LOCK, allVariants, changedVariants, deleteDocuments, deletedProducts, documentIds,
   documentsOfChangedBrands, dropOtherGenerations, indexStatus, lockIndexWrites, maintainWords, readState,
@@ -33,6 +33,20 @@ interface GenerationRefresh {
   /** Keep search_words (the active generation only; a rebuild replaces them at its switch). */
   words: boolean;
 }
+
+/** Each variant that is part of a document, with its key: what `search_product_keys` records. */
+function productKeysOf(variants: readonly SearchVariant[]): IndexedProduct[] {
+  const keys: IndexedProduct[] = [];
+  for (const v of variants) {
+    const docKey = variantKey(v);
+    if (docKey !== undefined) keys.push({ sku: v.sku, docKey, masterProductNo: v.masterProductNo as string });
+  }
+  return keys;
+}
+
+/** The documents upserted in id order (a stable write order); the ids written. */
+const writeDocuments = (tx: Queryable, generation: number, documents: ReadonlyMap<string, SearchDocument>) =>
+  upsertDocuments(tx, generation, [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1)));
 
 /**
  * Brings one generation up to date with every write since `since`: the keys touched are the old and
@@ -73,10 +87,9 @@ async function refreshGeneration(tx: Queryable, job: GenerationRefresh): Promise
   const documents = buildDocuments(variants, reference.categories, reference.brandNames);
 
   const oldWords = job.words ? await wordsOf(tx, generation, keyList) : [];
-  const written = await upsertDocuments(tx, generation, [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1)));
+  const written = await writeDocuments(tx, generation, documents);
   const removed = await deleteDocuments(tx, generation, keyList.filter((key) => !documents.has(key)));
-  const productKeys: IndexedProduct[] = variants.map((v) => ({ sku: v.sku, docKey: variantKey(v) as string, masterProductNo: v.masterProductNo as string }));
-  await saveProductKeys(tx, generation, productKeys, [...unkeyed, ...deleted.map((d) => d.sku)]);
+  await saveProductKeys(tx, generation, productKeysOf(variants), [...unkeyed, ...deleted.map((d) => d.sku)]);
   if (job.words) await maintainWords(tx, generation, written, oldWords);
   return { written: written.length, removed };
 }
@@ -124,24 +137,19 @@ export async function rebuild(pool: Pool, options: { beforeSwitch?: () => Promis
   try {
     await client.query('SELECT pg_advisory_lock($1)', [REBUILD_LOCK]);
     try {
-      const built = await withClientTransaction(client, async (tx) => {
+      const built = await inTransaction(client, async (tx) => {
         const state = await readState(tx);
         const generation = state.activeGeneration + 1;
         await dropOtherGenerations(tx, state.activeGeneration);
         const variants = await allVariants(tx);
         const reference = await referenceData(tx);
         const documents = buildDocuments(variants, reference.categories, reference.brandNames);
-        await upsertDocuments(tx, generation, [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1)));
-        const keys: IndexedProduct[] = [];
-        for (const v of variants) {
-          const docKey = variantKey(v);
-          if (docKey !== undefined) keys.push({ sku: v.sku, docKey, masterProductNo: v.masterProductNo as string });
-        }
-        await saveProductKeys(tx, generation, keys, []);
+        await writeDocuments(tx, generation, documents);
+        await saveProductKeys(tx, generation, productKeysOf(variants), []);
         return { generation, since: state.snapshotXmin, referenceDeletions: state.referenceDeletions };
       });
       await options.beforeSwitch?.();
-      return await withClientTransaction(client, async (tx) => {
+      return await inTransaction(client, async (tx) => {
         await lockIndexWrites(tx);
         const state = await readState(tx);
         await refreshGeneration(tx, {
@@ -170,18 +178,6 @@ export async function rebuild(pool: Pool, options: { beforeSwitch?: () => Promis
     throw error;
   } finally {
     client.release(broken);
-  }
-}
-
-async function withClientTransaction<T>(client: pg.PoolClient, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
-  await client.query('BEGIN');
-  try {
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
   }
 }
 

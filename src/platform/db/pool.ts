@@ -37,6 +37,19 @@ export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient
   const client = await pool.connect();
   let broken = false;
   try {
+    return await inTransaction(client, work, () => { broken = true; });
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * BEGIN, `work`, COMMIT on a connection the caller holds (one that keeps a session lock across
+ * transactions, say); ROLLBACK when anything fails, and the failure rethrown. A ROLLBACK that fails
+ * too leaves the connection unusable: `onBroken` is told, so the caller can discard it.
+ */
+export async function inTransaction<T>(client: pg.PoolClient, work: (tx: pg.PoolClient) => Promise<T>, onBroken: () => void = () => undefined): Promise<T> {
+  try {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
@@ -45,11 +58,9 @@ export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient
     try {
       await client.query('ROLLBACK');
     } catch {
-      broken = true;
+      onBroken();
     }
     throw error;
-  } finally {
-    client.release(broken);
   }
 }
 
