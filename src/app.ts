@@ -15,6 +15,7 @@ import {
   CORRELATION_HEADER, correlationIdOf, installProtocolProblems, protocolServerOptions,
 } from './platform/http/protocol-errors.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
+import { SearchAnswerCache } from './modules/search/search.cache.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { createPublicKeyAuthenticator } from './modules/api-keys/api-keys.service.js';
@@ -132,13 +133,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const priceRules = new PriceRuleCache(deps.pool);
   // The lookup's decoded products, one copy per process, each checked against the database on every call.
   const lookupProductCache = new LookupProductCache(deps.config.lookupCacheMaxMb);
+  // Search and suggest answers, one set per process, reused while the index and the account are unchanged.
+  const searchAnswers = new SearchAnswerCache(deps.config.searchCacheMaxMb);
   // One limiter per process, shared by every public scope; counters in Redis when REDIS_URL is set.
   const rateLimiter = await createRateLimiter({ redisUrl: deps.config.redisUrl, logger: deps.logger || undefined });
   app.addHook('onClose', async () => rateLimiter.close());
   await app.register(async (publicApi) => {
     installPublicApiAuth(publicApi, { authenticator: createPublicKeyAuthenticator(deps.pool), rateLimiter });
     await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache });
-    await searchRoutes(publicApi, { pool: deps.pool });
+    await searchRoutes(publicApi, { pool: deps.pool, answers: searchAnswers });
   }, { prefix: '/api/public/v1' });
 
   return app;

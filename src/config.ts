@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   INTEGRATION_JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   SEARCH_REFRESH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 2000 }),
   LOOKUP_CACHE_MAX_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 48 }),
+  SEARCH_CACHE_MAX_MB: Type.Integer({ minimum: 0, maximum: 65_536, default: 16 }),
   HEAP_GROWING_PERCENT: Type.Integer({ minimum: 0, maximum: 300, default: 100 }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   ERP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -65,6 +66,8 @@ export interface Config {
   readonly searchRefreshIntervalMs: number;
   /** MiB of decoded products the public lookup holds per process (src/modules/lookup/product-cache.ts). */
   readonly lookupCacheMaxMb: number;
+  /** MiB of search and suggest answers each process keeps (src/modules/search/search.cache.ts); 0 keeps none. */
+  readonly searchCacheMaxMb: number;
   /** V8's old space may grow to (1 + this/100) × what survived its last full collection; 0: V8's own choice (up to 4×). */
   readonly heapGrowingPercent: number;
   readonly smtpUrl: string | undefined;
@@ -159,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     searchRefreshIntervalMs: e.SEARCH_REFRESH_INTERVAL_MS,
     lookupCacheMaxMb: e.LOOKUP_CACHE_MAX_MB,
+    searchCacheMaxMb: e.SEARCH_CACHE_MAX_MB,
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,
     smtpUrl: e.SMTP_URL,
     erpUrl: e.ERP_URL,

@@ -246,3 +246,28 @@ export async function browseColourways(db: Queryable, query: BrowseQuery): Promi
   const row = rows[0];
   return row === undefined ? { account: false, total: 0, variants: [] } : row;
 }
+
+/**
+ * What an answer depends on besides its parameters: the active generation and its content version
+ * (migration 1764000001200), the codes of restricted brands, and the account's lists. Undefined when
+ * the account does not exist.
+ */
+export interface SearchContext {
+  generation: number;
+  version: string;
+  /** Restricted brand codes as a JSON array in byte order. */
+  restricted: string;
+  allowed: string[];
+  indent: string[];
+}
+
+export async function searchContext(db: Queryable, accountNo: string): Promise<SearchContext | undefined> {
+  const { rows } = await db.query<SearchContext>(
+    `SELECT s.active_generation AS generation, s.version::text AS version,
+            (SELECT coalesce(json_agg(b.code ORDER BY b.code COLLATE "C"), '[]')::text FROM brands b WHERE b.restricted) AS restricted,
+            ${brandCodesSql('a.allowed_brands')} AS allowed, ${brandCodesSql('a.indent_brands')} AS indent
+       FROM accounts a, search_state s WHERE a.account_no = $1`,
+    [accountNo],
+  );
+  return rows[0];
+}

@@ -3,7 +3,8 @@ import { errors } from '../../platform/http/problem.js';
 import { buildDocuments } from './search.documents.js';
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
-import { browseColourways, searchDocuments, suggestDocuments } from './search.queries.js';
+import type { SearchAnswerCache } from './search.cache.js';
+import { browseColourways, searchContext, searchDocuments, suggestDocuments } from './search.queries.js';
 import { referenceData } from './search.repository.js';
 import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.schemas.js';
 
@@ -12,7 +13,11 @@ import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.s
  * the customer rules inside it. An account that does not exist is a 404, as in the lookup.
  */
 
-export interface SearchDeps { pool: Pool }
+export interface SearchDeps {
+  pool: Pool;
+  /** Answers kept per process, reused while their context is unchanged. */
+  answers: SearchAnswerCache;
+}
 
 const unknownAccount = (accountNo: string) => errors.notFound(`Customer ${accountNo} does not exist.`);
 
@@ -20,22 +25,31 @@ const unknownAccount = (accountNo: string) => errors.notFound(`Customer ${accoun
 export const MIN_SUGGEST_WORD_LENGTH = 2;
 
 export async function search(deps: SearchDeps, accountNo: string, params: SearchParams): Promise<SearchResponse> {
-  const answer = await searchDocuments(deps.pool, {
-    accountNo,
-    words: searchWords(params.q),
-    filters: params.filters,
-    limit: params.pageSize,
-    offset: (params.page - 1) * params.pageSize,
+  const context = await searchContext(deps.pool, accountNo);
+  if (context === undefined) throw unknownAccount(accountNo);
+  const words = searchWords(params.q);
+  // Filters compare without regard to case and as sets: one key for `colour=Red&colour=blue` and `colour=Blue&colour=red`.
+  const filters = Object.fromEntries(Object.entries(params.filters)
+    .map(([name, values]) => [name, [...new Set(values.map((v) => v.toLowerCase()))].sort()]));
+  return deps.answers.answer('search', context, [words, filters, params.page, params.pageSize], async () => {
+    const answer = await searchDocuments(deps.pool, {
+      accountNo, words, filters, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
+    });
+    if (!answer.account) throw unknownAccount(accountNo);
+    return { data: answer.data, facets: answer.facets, total: answer.total, page: params.page, pageSize: params.pageSize };
   });
-  if (!answer.account) throw unknownAccount(accountNo);
-  return { data: answer.data, facets: answer.facets, total: answer.total, page: params.page, pageSize: params.pageSize };
 }
 
 export async function suggest(deps: SearchDeps, accountNo: string, params: SuggestParams): Promise<SuggestResponse> {
+  const context = await searchContext(deps.pool, accountNo);
+  if (context === undefined) throw unknownAccount(accountNo);
   const words = searchWords(params.q).filter((word) => [...word].length >= MIN_SUGGEST_WORD_LENGTH);
-  const answer = await suggestDocuments(deps.pool, accountNo, words, params.top);
-  if (!answer.account) throw unknownAccount(accountNo);
-  return { data: words.length === 0 ? [] : answer.data };
+  if (words.length === 0) return { data: [] };
+  return deps.answers.answer('suggest', context, [words, params.top], async () => {
+    const answer = await suggestDocuments(deps.pool, accountNo, words, params.top);
+    if (!answer.account) throw unknownAccount(accountNo);
+    return { data: answer.data };
+  });
 }
 
 /**

@@ -17,16 +17,17 @@ interface SearchBody { data: Doc[]; facets: Record<'Brand' | 'Category' | 'Colou
 const facet = (values: FacetValue[]) => values.map((v) => `${v.value}:${v.count}`);
 const ids = (body: { data: Array<{ id: string }> }) => body.data.map((d) => d.id);
 
-describe('search, suggest and browse over HTTP', () => {
+for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTTP (SEARCH_CACHE_MAX_MB=${cacheMb})`, () => {
   let t: TestApp;
   let integrator: string;
+  let adminPut: (url: string, data: unknown[]) => Promise<void>;
 
   const variant = (sku: string, fields: Record<string, unknown>) => ({ sku, unitPrice: 10, ...fields });
 
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({ SEARCH_CACHE_MAX_MB: cacheMb });
     const admin = await t.token({ scope: ADMIN_SCOPE });
-    const adminPut = async (url: string, data: unknown[]) => {
+    adminPut = async (url: string, data: unknown[]) => {
       const res = await t.app.inject({ method: 'PUT', url: `/api/admin${url}`, headers: { authorization: `Bearer ${admin}` }, payload: { source: 'test', data } });
       assert.equal(res.statusCode, 200, res.body);
     };
@@ -267,5 +268,35 @@ describe('search, suggest and browse over HTTP', () => {
     const blocked = await putBatch(t, '/catalogue/products', [variant('NEW-2', { masterProductNo: 'NEW', color: 'Pink', size: 'XL', blocked: true })]);
     assert.equal(blocked.statusCode, 200);
     assert.ok(!ids(await browse('?category=MEN')).includes('new_pink'), 'one blocked size hides the colourway in browse too');
+  });
+
+  it('answers from what is current at the call: a restricted brand, an account list or a changed document shows at once', async () => {
+    const before = await searchAs('OPEN', 'q=hoodie');
+    assert.ok(ids(before).includes('wh01_blue'));
+    assert.equal((await searchAs('OPEN', 'q=hoodie')).total, before.total, 'asked again: the same answer');
+    await adminPut('/brands', [{ code: 'NOVA', name: 'Nova', restricted: true }]);
+    const restricted = await searchAs('OPEN', 'q=hoodie');
+    assert.ok(!ids(restricted).includes('wh01_blue'), 'restricting a brand hides it with no refresh');
+    assert.ok(!facet(restricted.facets.Brand).some((v) => v.startsWith('Nova')));
+    const suggestions = await get('/suggest?q=hera');
+    assert.deepEqual(suggestions.json().data, []);
+    await adminPut('/brands', [{ code: 'NOVA', name: 'Nova', restricted: false }]);
+    assert.ok(ids(await searchAs('OPEN', 'q=hoodie')).includes('wh01_blue'));
+
+    const res = await putBatch(t, '/customer', [{ account: { accountNo: 'OPEN', name: 'No lists', status: 'Active', allowedBrands: 'ACME' } }]);
+    assert.equal(res.statusCode, 200);
+    assert.ok(!ids(await searchAs('OPEN', 'q=hoodie')).includes('wh01_blue'), 'the account\'s new list applies at once');
+    await putBatch(t, '/customer', [{ account: { accountNo: 'OPEN', name: 'No lists', status: 'Active' } }]);
+    assert.ok(ids(await searchAs('OPEN', 'q=hoodie')).includes('wh01_blue'));
+
+    await putBatch(t, '/catalogue/products', [variant('WH01-S', {
+      masterProductNo: 'WH01', description: 'Hera Pullover Top', color: 'Blue', size: 'S', brandCode: 'NOVA', category: 'W-HOODIES', gender: 'Women',
+    }), variant('WH01-M', {
+      masterProductNo: 'WH01', description: 'Hera Pullover Top', color: 'Blue', size: 'M', brandCode: 'NOVA', category: 'W-HOODIES', gender: 'Women',
+    })]);
+    await refresh(t.pool);
+    assert.ok(!ids(await searchAs('OPEN', 'q=hoodie')).includes('wh01_blue'), 'a refreshed document is searched as it now is');
+    assert.deepEqual(ids(await searchAs('OPEN', 'q=pullover%20top')), ['wh01_blue']);
+    assert.deepEqual((await get('/suggest?q=hera')).json().data.map((s: { text: string }) => s.text), ['Hera Pullover Top']);
   });
 });
