@@ -299,4 +299,22 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     assert.deepEqual(ids(await searchAs('OPEN', 'q=pullover%20top')), ['wh01_blue']);
     assert.deepEqual((await get('/suggest?q=hera')).json().data.map((s: { text: string }) => s.text), ['Hera Pullover Top']);
   });
+
+  it('documents the three endpoints, their parameters and answers in /openapi.json', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const search = doc.paths['/api/public/v1/search'].get;
+    assert.deepEqual(search.security, [{ publicApiKey: [] }]);
+    const names = (op: { parameters: Array<{ name: string; in: string }> }) => op.parameters.filter((p) => p.in === 'query').map((p) => p.name).sort();
+    assert.deepEqual(names(search), ['brand', 'category', 'colour', 'gender', 'page', 'pageSize', 'q', 'size', 'stratificationCode']);
+    const answer = search.responses['200'].content['application/json'].schema;
+    assert.deepEqual(Object.keys(answer.properties).sort(), ['data', 'facets', 'page', 'pageSize', 'total']);
+    assert.deepEqual(Object.keys(answer.properties.data.items.properties), [
+      'id', 'ProductNo', 'Description', 'Brand', 'BrandCode', 'Colour', 'Gender', 'FabricType', 'SleeveLength', 'StyleDescription',
+      'FabricComposition', 'StratificationCode', 'Category', 'AvailableSizes', 'Blocked',
+    ]);
+    assert.deepEqual(Object.keys(answer.properties.facets.properties), ['Brand', 'Category', 'Colour', 'Gender']);
+    assert.deepEqual(names(doc.paths['/api/public/v1/suggest'].get), ['q', 'top']);
+    assert.deepEqual(names(doc.paths['/api/public/v1/products'].get), ['category', 'page', 'pageSize']);
+    assert.ok(search.responses['400'], 'the 400 problem is documented');
+  });
 });
