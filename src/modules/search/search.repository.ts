@@ -155,13 +155,16 @@ export async function referenceData(tx: Queryable): Promise<ReferenceData> {
   };
 }
 
+/**
+ * The distinct words (lexemes) of generation $1's documents whose ids are in $2, or of all of them
+ * when $2 is null: what search_words holds, read by `wordsOf`, `maintainWords` and `replaceWords`.
+ */
+const DOCUMENT_WORDS = `SELECT DISTINCT u.lexeme AS word FROM search_documents d, unnest(d.search) u
+  WHERE d.generation = $1 AND ($2::text[] IS NULL OR d.id = ANY($2::text[]))`;
+
 /** The distinct words (lexemes) of the given documents. */
 export async function wordsOf(tx: Queryable, generation: number, ids: readonly string[]): Promise<string[]> {
-  const { rows } = await tx.query<{ word: string }>(
-    `SELECT DISTINCT u.lexeme AS word FROM search_documents d, unnest(d.search) u
-      WHERE d.generation = $1 AND d.id = ANY($2::text[])`,
-    [generation, ids],
-  );
+  const { rows } = await tx.query<{ word: string }>(DOCUMENT_WORDS, [generation, ids]);
   return rows.map((r) => r.word);
 }
 
@@ -227,10 +230,7 @@ export async function saveProductKeys(tx: Queryable, generation: number, keys: r
 export async function maintainWords(tx: Queryable, generation: number, writtenIds: readonly string[], oldWords: readonly string[]): Promise<void> {
   if (writtenIds.length > 0) {
     await tx.query(
-      `INSERT INTO search_words (word)
-       SELECT DISTINCT u.lexeme FROM search_documents d, unnest(d.search) u WHERE d.generation = $1 AND d.id = ANY($2::text[])
-       ORDER BY 1
-       ON CONFLICT (word) DO NOTHING`,
+      `INSERT INTO search_words (word) ${DOCUMENT_WORDS} ORDER BY 1 ON CONFLICT (word) DO NOTHING`,
       [generation, writtenIds],
     );
   }
@@ -250,11 +250,7 @@ export async function maintainWords(tx: Queryable, generation: number, writtenId
 /** Replaces search_words with the words of a whole generation (after a rebuild). */
 export async function replaceWords(tx: Queryable, generation: number): Promise<void> {
   await tx.query('DELETE FROM search_words');
-  await tx.query(
-    `INSERT INTO search_words (word)
-     SELECT DISTINCT u.lexeme FROM search_documents d, unnest(d.search) u WHERE d.generation = $1`,
-    [generation],
-  );
+  await tx.query(`INSERT INTO search_words (word) ${DOCUMENT_WORDS}`, [generation, null]);
 }
 
 /** Removes every row of generations other than `keep` (a finished rebuild's old one, or a crashed rebuild's half). */
