@@ -168,12 +168,24 @@ export async function wordsOf(tx: Queryable, generation: number, ids: readonly s
   return rows.map((r) => r.word);
 }
 
+/** Documents per upsert statement: its JSON parameter stays a few hundred kB however many are written. */
+export const UPSERT_BATCH = 500;
+
 /**
- * Upserts the documents (one statement; a document that would not change is not rewritten) and
- * returns the ids written. `search` weights Description A and the other searchable texts B.
+ * Upserts the documents, `batch` per statement (a document that would not change is not rewritten),
+ * and returns the ids written. `search` weights Description A and the other searchable texts B.
  */
-export async function upsertDocuments(tx: Queryable, generation: number, documents: readonly SearchDocument[]): Promise<string[]> {
-  if (documents.length === 0) return [];
+export async function upsertDocuments(
+  tx: Queryable, generation: number, documents: readonly SearchDocument[], batch = UPSERT_BATCH,
+): Promise<string[]> {
+  const written: string[] = [];
+  for (let i = 0; i < documents.length; i += batch) {
+    written.push(...await upsertBatch(tx, generation, documents.slice(i, i + batch)));
+  }
+  return written;
+}
+
+async function upsertBatch(tx: Queryable, generation: number, documents: readonly SearchDocument[]): Promise<string[]> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO search_documents (generation, id, product_no, description, brand, brand_code, colour, gender, fabric_type,
                                    sleeve_length, style_description, fabric_composition, stratification_code, category,
