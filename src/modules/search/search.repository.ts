@@ -57,7 +57,8 @@ const VARIANT_COLUMNS = `p.sku, p.master_product_no AS "masterProductNo", p.name
   p.color, p.stratification_code AS "stratificationCode", p.gender, p.brand_code AS "brandCode",
   p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition"`;
 
-export interface ChangedVariant extends SearchVariant {
+/** A product written since the watermark: what decides its document, and the document it was last indexed in. */
+export interface ChangedProduct extends Pick<SearchVariant, 'sku' | 'masterProductNo' | 'color'> {
   /** The document the product was part of when last indexed, if any. */
   oldKey: string | null;
 }
@@ -65,10 +66,11 @@ export interface ChangedVariant extends SearchVariant {
 /**
  * Products written since `since` (xid8 text) and products in a category written since then or
  * below one (a rename or a reparent changes the Category path of exactly those), each with the
- * document it was last indexed in.
+ * document it was last indexed in. Only the columns that make the key: after a bulk ingest these
+ * are every product, and the indexer reads the rest a chunk of master product numbers at a time.
  */
-export async function changedVariants(tx: Queryable, generation: number, since: string): Promise<ChangedVariant[]> {
-  const { rows } = await tx.query<ChangedVariant>(
+export async function changedProducts(tx: Queryable, generation: number, since: string): Promise<ChangedProduct[]> {
+  const { rows } = await tx.query<ChangedProduct>(
     `WITH RECURSIVE touched(code) AS (
        SELECT code FROM categories WHERE changed_xid >= $2::xid8
        UNION
@@ -78,7 +80,7 @@ export async function changedVariants(tx: Queryable, generation: number, since: 
        UNION
        SELECT sku FROM products WHERE category IN (SELECT code FROM touched)
      )
-     SELECT ${VARIANT_COLUMNS}, k.doc_key AS "oldKey"
+     SELECT p.sku, p.master_product_no AS "masterProductNo", p.color, k.doc_key AS "oldKey"
        FROM changed c JOIN products p ON p.sku = c.sku
        LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku`,
     [generation, since],
@@ -114,28 +116,40 @@ export async function documentIds(tx: Queryable, generation: number): Promise<st
   return rows.map((r) => r.id);
 }
 
-/**
- * Every variant that may belong to one of `keys`: the products of the given master product numbers
- * and of the masters indexed under those keys. The caller keeps those whose key is one of `keys`.
- */
-export async function variantsOfMasters(tx: Queryable, generation: number, keys: readonly string[], masters: readonly string[]): Promise<SearchVariant[]> {
+/** The master product numbers of the products indexed under `keys` (sorted keys in, distinct masters out). */
+export async function mastersOfDocuments(tx: Queryable, generation: number, keys: readonly string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await tx.query<{ master: string }>(
+    `SELECT DISTINCT k.master_product_no AS master FROM search_product_keys k
+      WHERE k.generation = $1 AND k.doc_key = ANY($2::text[])`,
+    [generation, keys],
+  );
+  return rows.map((r) => r.master);
+}
+
+/** Every variant of the given master product numbers. */
+export async function variantsOfMasters(tx: Queryable, masters: readonly string[]): Promise<SearchVariant[]> {
+  if (masters.length === 0) return [];
   const { rows } = await tx.query<SearchVariant>(
-    `SELECT ${VARIANT_COLUMNS} FROM products p
-      WHERE p.master_product_no IN (
-        SELECT unnest($3::text[])
-        UNION
-        SELECT k.master_product_no FROM search_product_keys k WHERE k.generation = $1 AND k.doc_key = ANY($2::text[]))`,
-    [generation, keys, masters],
+    `SELECT ${VARIANT_COLUMNS} FROM products p WHERE p.master_product_no = ANY($1::text[])`,
+    [masters],
   );
   return rows;
 }
 
-/** Every variant with a master product number and a colour (`variantKey` still decides). */
-export async function allVariants(tx: Queryable): Promise<SearchVariant[]> {
-  const { rows } = await tx.query<SearchVariant>(
-    `SELECT ${VARIANT_COLUMNS} FROM products p WHERE p.master_product_no IS NOT NULL AND p.color IS NOT NULL`,
+/**
+ * The next `limit` master product numbers after `after` (null: from the first) among products with a
+ * colour, in the database's order: a rebuild walks the catalogue by these pages (keyset pagination
+ * on products_master_product_no_idx), so all variants of a master are read together.
+ */
+export async function nextMasters(tx: Queryable, after: string | null, limit: number): Promise<string[]> {
+  const { rows } = await tx.query<{ master: string }>(
+    `SELECT p.master_product_no AS master FROM products p
+      WHERE p.master_product_no IS NOT NULL AND p.color IS NOT NULL AND ($1::text IS NULL OR p.master_product_no > $1::text)
+      GROUP BY p.master_product_no ORDER BY p.master_product_no LIMIT $2`,
+    [after, limit],
   );
-  return rows;
+  return rows.map((r) => r.master);
 }
 
 export interface ReferenceData {
