@@ -5,7 +5,7 @@ import { inTransaction, withTransaction, type Pool, type Queryable } from '../..
 import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } from './search.documents.js';
 import {
   LOOP_LOCK, REBUILD_LOCK, changedProducts, deleteDocuments, deletedProducts, documentIds, documentsOfChangedBrands,
-  dropOtherGenerations, indexStatus, lockIndexWrites, maintainWords, mastersOfDocuments, nextMasters, readState,
+  addWords, dropOtherGenerations, dropUnheldWords, indexStatus, lockIndexWrites, mastersOfDocuments, nextMasters, readState,
   referenceData, replaceWords, saveProductKeys, saveState, upsertDocuments, variantsOfMasters, wordsOf,
   type IndexedProduct, type ReferenceData,
 } from './search.repository.js';
@@ -63,8 +63,10 @@ function* slices<T>(items: readonly T[], size: number): Generator<T[]> {
 }
 
 /**
- * Writes one generation's documents a chunk of variants at a time: builds the chunk's documents,
- * upserts them in id order with their product keys, and keeps search_words when asked.
+ * Writes one generation's documents a chunk of variants at a time: builds the chunk's documents and
+ * upserts them in id order with their product keys; when asked, adds their words to search_words
+ * and gathers the words of the documents they replace, for `finish` to drop those no document
+ * holds any more (a word set is bounded by the vocabulary, not the catalogue).
  *
  * A chunk holds every variant of its master product numbers, so a document is whole in one chunk
  * unless two masters make the same key: the key lowercases and turns spaces and slashes into
@@ -80,13 +82,15 @@ class DocumentWriter {
   /** Keys a chunk made a document of. */
   readonly built = new Set<string>();
   private readonly split = new Set<string>();
+  /** Words of the documents replaced or removed: search_words drops those no document holds at the end. */
+  private readonly oldWords = new Set<string>();
 
   constructor(
     private readonly tx: Queryable,
     private readonly generation: number,
     private readonly reference: ReferenceData,
     private readonly words: boolean,
-    private readonly chunkMasters: number,
+    private readonly chunkSize: number,
   ) {}
 
   async write(variants: readonly SearchVariant[]): Promise<void> {
@@ -99,39 +103,45 @@ class DocumentWriter {
     await saveProductKeys(this.tx, this.generation, productKeysOf(variants), []);
   }
 
-  /** Rewrites each document that more than one chunk wrote part of from all its variants. */
-  async finish(): Promise<void> {
-    for (const keys of slices([...this.split].sort(), this.chunkMasters)) {
+  /**
+   * Rewrites each document that more than one chunk wrote part of from all its variants, deletes
+   * the documents of `removed` (keys no chunk built), then drops the words no document holds any
+   * more; the number of documents deleted.
+   */
+  async finish(removed: readonly string[] = []): Promise<number> {
+    for (const keys of slices([...this.split].sort(), this.chunkSize)) {
       const wanted = new Set(keys);
       const masters = await mastersOfDocuments(this.tx, this.generation, keys);
       const variants = (await variantsOfMasters(this.tx, masters)).filter((v) => wanted.has(variantKey(v) ?? ''));
       await this.upsert(this.build(variants));
     }
     this.split.clear();
-  }
-
-  /** Deletes the documents of `ids` (keys no chunk built); the number deleted. */
-  async remove(ids: readonly string[]): Promise<number> {
-    let removed = 0;
-    for (const batch of slices(ids, this.chunkMasters)) {
-      const oldWords = this.words ? await wordsOf(this.tx, this.generation, batch) : [];
-      removed += await deleteDocuments(this.tx, this.generation, batch);
-      if (this.words) await maintainWords(this.tx, this.generation, [], oldWords);
+    let deleted = 0;
+    for (const ids of slices(removed, this.chunkSize)) {
+      await this.keepOldWords(ids);
+      deleted += await deleteDocuments(this.tx, this.generation, ids);
     }
-    return removed;
+    if (this.words) await dropUnheldWords(this.tx, this.generation, [...this.oldWords].sort());
+    this.oldWords.clear();
+    return deleted;
   }
 
   private build(variants: readonly SearchVariant[]): Map<string, SearchDocument> {
     return buildDocuments(variants, this.reference.categories, this.reference.brandNames);
   }
 
-  /** The documents upserted in id order (a stable write order), their words kept. */
+  private async keepOldWords(ids: readonly string[]): Promise<void> {
+    if (!this.words) return;
+    for (const word of await wordsOf(this.tx, this.generation, ids)) this.oldWords.add(word);
+  }
+
+  /** The documents upserted in id order (a stable write order), their words added. */
   private async upsert(documents: ReadonlyMap<string, SearchDocument>): Promise<void> {
     if (documents.size === 0) return;
     const sorted = [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-    const oldWords = this.words ? await wordsOf(this.tx, this.generation, sorted.map((d) => d.id)) : [];
+    await this.keepOldWords(sorted.map((d) => d.id));
     const written = await upsertDocuments(this.tx, this.generation, sorted);
-    if (this.words) await maintainWords(this.tx, this.generation, written, oldWords);
+    if (this.words) await addWords(this.tx, this.generation, written);
     for (const id of written) this.written.add(id);
   }
 }
@@ -207,8 +217,7 @@ async function refreshGeneration(tx: Queryable, job: GenerationRefresh, chunkMas
   for (const chunk of slices([...masters].sort(), chunkMasters)) {
     await writer.write((await variantsOfMasters(tx, chunk)).filter((v) => keys.has(variantKey(v) ?? '')));
   }
-  await writer.finish();
-  const removed = await writer.remove(keyList.filter((key) => !writer.built.has(key)));
+  const removed = await writer.finish(keyList.filter((key) => !writer.built.has(key)));
   return { written: writer.written.size, removed };
 }
 

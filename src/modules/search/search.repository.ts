@@ -171,7 +171,7 @@ export async function referenceData(tx: Queryable): Promise<ReferenceData> {
 
 /**
  * The distinct words (lexemes) of generation $1's documents whose ids are in $2, or of all of them
- * when $2 is null: what search_words holds, read by `wordsOf`, `maintainWords` and `replaceWords`.
+ * when $2 is null: what search_words holds, read by `wordsOf`, `addWords`, `dropUnheldWords` and `replaceWords`.
  */
 const DOCUMENT_WORDS = `SELECT DISTINCT u.lexeme AS word FROM search_documents d, unnest(d.search) u
   WHERE d.generation = $1 AND ($2::text[] IS NULL OR d.id = ANY($2::text[]))`;
@@ -249,28 +249,39 @@ export async function saveProductKeys(tx: Queryable, generation: number, keys: r
   );
 }
 
+/** Adds the words of the documents written to search_words. */
+export async function addWords(tx: Queryable, generation: number, writtenIds: readonly string[]): Promise<void> {
+  if (writtenIds.length === 0) return;
+  await tx.query(`INSERT INTO search_words (word) ${DOCUMENT_WORDS} ORDER BY 1 ON CONFLICT (word) DO NOTHING`, [generation, writtenIds]);
+}
+
+/** Candidate words up to which `dropUnheldWords` probes the GIN index word by word. */
+const WORD_PROBES = 200;
+
 /**
- * Keeps search_words: adds the words of the documents written, and removes those of `oldWords`
- * that no document of the generation holds any more (found through the GIN index on `search`).
+ * Removes from search_words those of `candidates` (the words of documents changed or removed) that
+ * no document of the generation holds any more. A few are looked up one by one through the GIN
+ * index on `search`; more (a bulk ingest, a truncate) in one pass over the generation's words,
+ * because each probe also reads the index's pending list, which a large refresh has just filled.
  */
-export async function maintainWords(tx: Queryable, generation: number, writtenIds: readonly string[], oldWords: readonly string[]): Promise<void> {
-  if (writtenIds.length > 0) {
+export async function dropUnheldWords(tx: Queryable, generation: number, candidates: readonly string[]): Promise<void> {
+  if (candidates.length === 0) return;
+  if (candidates.length > WORD_PROBES) {
     await tx.query(
-      `INSERT INTO search_words (word) ${DOCUMENT_WORDS} ORDER BY 1 ON CONFLICT (word) DO NOTHING`,
-      [generation, writtenIds],
+      `DELETE FROM search_words w WHERE w.word IN (SELECT unnest($3::text[]) EXCEPT ${DOCUMENT_WORDS})`,
+      [generation, null, candidates],
     );
+    return;
   }
-  if (oldWords.length > 0) {
-    // A lexeme as a tsquery literal: quoted, its quotes and backslashes escaped (no dictionary applies to a cast).
-    await tx.query(
-      `DELETE FROM search_words w
-        WHERE w.word = ANY($2::text[])
-          AND NOT EXISTS (SELECT 1 FROM search_documents d
-                           WHERE d.generation = $1
-                             AND d.search @@ ('''' || replace(replace(w.word, '\\', '\\\\'), '''', '''''') || '''')::tsquery)`,
-      [generation, oldWords],
-    );
-  }
+  // A lexeme as a tsquery literal: quoted, its quotes and backslashes escaped (no dictionary applies to a cast).
+  await tx.query(
+    `DELETE FROM search_words w
+      WHERE w.word = ANY($2::text[])
+        AND NOT EXISTS (SELECT 1 FROM search_documents d
+                         WHERE d.generation = $1
+                           AND d.search @@ ('''' || replace(replace(w.word, '\\', '\\\\'), '''', '''''') || '''')::tsquery)`,
+    [generation, candidates],
+  );
 }
 
 /** Replaces search_words with the words of a whole generation (after a rebuild). */
