@@ -4,9 +4,10 @@ import type { Config } from '../../config.js';
 import { inTransaction, withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
 import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } from './search.documents.js';
 import {
-  LOOP_LOCK, REBUILD_LOCK, allVariants, changedVariants, deleteDocuments, deletedProducts, documentIds,
-  documentsOfChangedBrands, dropOtherGenerations, indexStatus, lockIndexWrites, maintainWords, readState,
-  referenceData, replaceWords, saveProductKeys, saveState, upsertDocuments, variantsOfMasters, wordsOf, type IndexedProduct,
+  LOOP_LOCK, REBUILD_LOCK, changedProducts, deleteDocuments, deletedProducts, documentIds, documentsOfChangedBrands,
+  addWords, dropOtherGenerations, dropUnheldWords, indexStatus, lockIndexWrites, mastersOfDocuments, nextMasters, readState,
+  referenceData, replaceWords, saveProductKeys, saveState, upsertDocuments, variantsOfMasters, wordsOf,
+  type IndexedProduct, type ReferenceData,
 } from './search.repository.js';
 
 /**
@@ -34,6 +35,18 @@ interface GenerationRefresh {
   words: boolean;
 }
 
+/**
+ * Master product numbers per chunk: a refresh or a rebuild reads, builds and writes the documents of
+ * this many masters (all their variants, so every document whole) before reading the next, so the
+ * memory it holds does not grow with the catalogue (a bulk ingest of 100,000 products, a rebuild).
+ */
+export const CHUNK_MASTERS = 1_000;
+
+export interface ChunkOptions {
+  /** Master product numbers per chunk (tests pass a small one to cross chunk boundaries). */
+  chunkMasters?: number;
+}
+
 /** Each variant that is part of a document, with its key: what `search_product_keys` records. */
 function productKeysOf(variants: readonly SearchVariant[]): IndexedProduct[] {
   const keys: IndexedProduct[] = [];
@@ -44,54 +57,168 @@ function productKeysOf(variants: readonly SearchVariant[]): IndexedProduct[] {
   return keys;
 }
 
-/** The documents upserted in id order (a stable write order); the ids written. */
-const writeDocuments = (tx: Queryable, generation: number, documents: ReadonlyMap<string, SearchDocument>) =>
-  upsertDocuments(tx, generation, [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1)));
+/** Consecutive slices of at most `size`. */
+function* slices<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
 
 /**
- * Brings one generation up to date with every write since `since`: the keys touched are the old and
- * new documents of the products written (or in a category written), the documents of a brand
- * written, and the documents of deleted products; each is rebuilt from all its current variants.
+ * Writes one generation's documents a chunk of variants at a time: builds the chunk's documents and
+ * upserts them in id order with their product keys; when asked, adds their words to search_words
+ * and gathers the words of the documents they replace, for `finish` to drop those no document
+ * holds any more (a word set is bounded by the vocabulary, not the catalogue).
+ *
+ * A chunk holds every variant of its master product numbers, so a document is whole in one chunk
+ * unless two masters make the same key: the key lowercases and turns spaces and slashes into
+ * underscores, so "ABC"/"Red" and "abc"/"red", or "A B"/"Red" and "A"/"B Red", are one colourway.
+ * Those masters may fall into different chunks, each writing part of the document; the writer
+ * remembers the keys built (strings: small even for a whole catalogue) and `finish` rebuilds a key
+ * built twice from all its variants, found through the product keys the chunks recorded. Such a
+ * document is written more than once, so a refresh counts it as written even when it ends as it was.
  */
-async function refreshGeneration(tx: Queryable, job: GenerationRefresh): Promise<RefreshResult> {
+class DocumentWriter {
+  /** Ids upserted (changed or new). */
+  readonly written = new Set<string>();
+  /** Keys a chunk made a document of. */
+  readonly built = new Set<string>();
+  private readonly split = new Set<string>();
+  /** Words of the documents replaced or removed: search_words drops those no document holds at the end. */
+  private readonly oldWords = new Set<string>();
+
+  constructor(
+    private readonly tx: Queryable,
+    private readonly generation: number,
+    private readonly reference: ReferenceData,
+    private readonly words: boolean,
+    private readonly chunkSize: number,
+  ) {}
+
+  async write(variants: readonly SearchVariant[]): Promise<void> {
+    const documents = this.build(variants);
+    for (const id of documents.keys()) {
+      if (this.built.has(id)) this.split.add(id);
+      else this.built.add(id);
+    }
+    await this.upsert(documents);
+    await saveProductKeys(this.tx, this.generation, productKeysOf(variants), []);
+  }
+
+  /**
+   * Rewrites each document that more than one chunk wrote part of from all its variants, deletes
+   * the documents of `removed` (keys no chunk built), then drops the words no document holds any
+   * more; the number of documents deleted.
+   */
+  async finish(removed: readonly string[] = []): Promise<number> {
+    for (const keys of slices([...this.split].sort(), this.chunkSize)) {
+      const wanted = new Set(keys);
+      const masters = await mastersOfDocuments(this.tx, this.generation, keys);
+      const variants = (await variantsOfMasters(this.tx, masters)).filter((v) => wanted.has(variantKey(v) ?? ''));
+      await this.upsert(this.build(variants));
+    }
+    this.split.clear();
+    let deleted = 0;
+    for (const ids of slices(removed, this.chunkSize)) {
+      await this.keepOldWords(ids);
+      deleted += await deleteDocuments(this.tx, this.generation, ids);
+    }
+    if (this.words) await dropUnheldWords(this.tx, this.generation, [...this.oldWords].sort());
+    this.oldWords.clear();
+    return deleted;
+  }
+
+  private build(variants: readonly SearchVariant[]): Map<string, SearchDocument> {
+    return buildDocuments(variants, this.reference.categories, this.reference.brandNames);
+  }
+
+  private async keepOldWords(ids: readonly string[]): Promise<void> {
+    if (!this.words) return;
+    for (const word of await wordsOf(this.tx, this.generation, ids)) this.oldWords.add(word);
+  }
+
+  /** The documents upserted in id order (a stable write order), their words added. */
+  private async upsert(documents: ReadonlyMap<string, SearchDocument>): Promise<void> {
+    if (documents.size === 0) return;
+    const sorted = [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+    await this.keepOldWords(sorted.map((d) => d.id));
+    const written = await upsertDocuments(this.tx, this.generation, sorted);
+    if (this.words) await addWords(this.tx, this.generation, written);
+    for (const id of written) this.written.add(id);
+  }
+}
+
+/** Every product with a master product number and a colour, `size` masters at a time (keyset pages). */
+async function* catalogueChunks(tx: Queryable, size: number): AsyncGenerator<SearchVariant[]> {
+  let after: string | null = null;
+  while (true) {
+    const masters = await nextMasters(tx, after, size);
+    if (masters.length === 0) return;
+    yield await variantsOfMasters(tx, masters);
+    after = masters[masters.length - 1] as string;
+  }
+}
+
+/** What a refresh re-evaluates: the document keys, the masters whose variants may make them, the products to forget. */
+interface Touched {
+  keys: Set<string>;
+  masters: Set<string>;
+  /** Products no longer part of any document: without a key now, or deleted. */
+  forget: string[];
+}
+
+/**
+ * The keys touched since `since`: the old and new documents of the products written (or in a
+ * category written), the documents of a brand written, the documents of deleted products, and
+ * every document when `full`; with the master product numbers whose variants may make them.
+ */
+async function touchedSince(tx: Queryable, job: GenerationRefresh): Promise<Touched> {
   const { generation } = job;
   const since = job.full ? '0' : job.since;
   const [changed, brandKeys, deleted, existing] = [
-    await changedVariants(tx, generation, since),
+    await changedProducts(tx, generation, since),
     job.full ? [] : await documentsOfChangedBrands(tx, generation, since),
     job.deletions || job.full ? await deletedProducts(tx, generation) : [],
     job.full ? await documentIds(tx, generation) : [],
   ];
   const keys = new Set<string>([...brandKeys, ...existing]);
   const masters = new Set<string>();
-  const unkeyed: string[] = [];
-  for (const variant of changed) {
-    if (variant.oldKey !== null) keys.add(variant.oldKey);
-    const key = variantKey(variant);
-    if (key === undefined) unkeyed.push(variant.sku);
+  const forget: string[] = [];
+  for (const product of changed) {
+    if (product.oldKey !== null) keys.add(product.oldKey);
+    const key = variantKey(product);
+    if (key === undefined) forget.push(product.sku);
     else {
       keys.add(key);
-      masters.add(variant.masterProductNo as string);
+      masters.add(product.masterProductNo as string);
     }
   }
   for (const product of deleted) {
     keys.add(product.docKey);
     masters.add(product.masterProductNo);
+    forget.push(product.sku);
   }
-  if (keys.size === 0 && unkeyed.length === 0) return { written: 0, removed: 0 };
+  return { keys, masters, forget };
+}
+
+/**
+ * Brings one generation up to date with every write since `since`: each touched key is rebuilt from
+ * all its current variants (the products of the masters concerned, a chunk of masters at a time),
+ * and a key with no variant left is deleted.
+ */
+async function refreshGeneration(tx: Queryable, job: GenerationRefresh, chunkMasters: number): Promise<RefreshResult> {
+  const { generation } = job;
+  const { keys, masters, forget } = await touchedSince(tx, job);
+  if (keys.size === 0 && forget.length === 0) return { written: 0, removed: 0 };
 
   const keyList = [...keys].sort();
-  const candidates = await variantsOfMasters(tx, generation, keyList, [...masters].sort());
-  const variants: SearchVariant[] = candidates.filter((v) => keys.has(variantKey(v) ?? ''));
-  const reference = await referenceData(tx);
-  const documents = buildDocuments(variants, reference.categories, reference.brandNames);
-
-  const oldWords = job.words ? await wordsOf(tx, generation, keyList) : [];
-  const written = await writeDocuments(tx, generation, documents);
-  const removed = await deleteDocuments(tx, generation, keyList.filter((key) => !documents.has(key)));
-  await saveProductKeys(tx, generation, productKeysOf(variants), [...unkeyed, ...deleted.map((d) => d.sku)]);
-  if (job.words) await maintainWords(tx, generation, written, oldWords);
-  return { written: written.length, removed };
+  // The masters indexed under the keys, read before the chunks rewrite the product keys.
+  for (const master of await mastersOfDocuments(tx, generation, keyList)) masters.add(master);
+  await saveProductKeys(tx, generation, [], forget);
+  const writer = new DocumentWriter(tx, generation, await referenceData(tx), job.words, chunkMasters);
+  for (const chunk of slices([...masters].sort(), chunkMasters)) {
+    await writer.write((await variantsOfMasters(tx, chunk)).filter((v) => keys.has(variantKey(v) ?? '')));
+  }
+  const removed = await writer.finish(keyList.filter((key) => !writer.built.has(key)));
+  return { written: writer.written.size, removed };
 }
 
 /**
@@ -99,7 +226,7 @@ async function refreshGeneration(tx: Queryable, job: GenerationRefresh): Promise
  * the write lock and before any read: a transaction that had not committed then (even one that
  * began long before) wrote changed_xid >= it, so the next refresh reads its rows.
  */
-export async function refresh(pool: Pool): Promise<RefreshResult> {
+export async function refresh(pool: Pool, options: ChunkOptions = {}): Promise<RefreshResult> {
   return withTransaction(pool, async (tx) => {
     await lockIndexWrites(tx);
     const state = await readState(tx);
@@ -109,7 +236,7 @@ export async function refresh(pool: Pool): Promise<RefreshResult> {
       full: state.referenceDeletions !== state.referenceDeletionsSeen,
       deletions: state.deletions !== state.deletionsSeen,
       words: true,
-    });
+    }, options.chunkMasters ?? CHUNK_MASTERS);
     await saveState(tx, {
       activeGeneration: state.activeGeneration,
       watermark: state.snapshotXmin,
@@ -131,7 +258,8 @@ export interface RebuildResult {
  * whatever was written meanwhile, makes it active and deletes the old one. `beforeSwitch` runs
  * between the two (tests use it to read the index mid-rebuild).
  */
-export async function rebuild(pool: Pool, options: { beforeSwitch?: () => Promise<void> } = {}): Promise<RebuildResult> {
+export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch?: () => Promise<void> } = {}): Promise<RebuildResult> {
+  const chunkMasters = options.chunkMasters ?? CHUNK_MASTERS;
   const client = await pool.connect();
   let broken = false;
   try {
@@ -141,11 +269,9 @@ export async function rebuild(pool: Pool, options: { beforeSwitch?: () => Promis
         const state = await readState(tx);
         const generation = state.activeGeneration + 1;
         await dropOtherGenerations(tx, state.activeGeneration);
-        const variants = await allVariants(tx);
-        const reference = await referenceData(tx);
-        const documents = buildDocuments(variants, reference.categories, reference.brandNames);
-        await writeDocuments(tx, generation, documents);
-        await saveProductKeys(tx, generation, productKeysOf(variants), []);
+        const writer = new DocumentWriter(tx, generation, await referenceData(tx), false, chunkMasters);
+        for await (const variants of catalogueChunks(tx, chunkMasters)) await writer.write(variants);
+        await writer.finish();
         return { generation, since: state.snapshotXmin, referenceDeletions: state.referenceDeletions };
       });
       await options.beforeSwitch?.();
@@ -158,7 +284,7 @@ export async function rebuild(pool: Pool, options: { beforeSwitch?: () => Promis
           full: state.referenceDeletions !== built.referenceDeletions,
           deletions: true,
           words: false,
-        });
+        }, chunkMasters);
         await saveState(tx, {
           activeGeneration: built.generation,
           watermark: state.snapshotXmin,

@@ -57,7 +57,8 @@ const VARIANT_COLUMNS = `p.sku, p.master_product_no AS "masterProductNo", p.name
   p.color, p.stratification_code AS "stratificationCode", p.gender, p.brand_code AS "brandCode",
   p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition"`;
 
-export interface ChangedVariant extends SearchVariant {
+/** A product written since the watermark: what decides its document, and the document it was last indexed in. */
+export interface ChangedProduct extends Pick<SearchVariant, 'sku' | 'masterProductNo' | 'color'> {
   /** The document the product was part of when last indexed, if any. */
   oldKey: string | null;
 }
@@ -65,10 +66,11 @@ export interface ChangedVariant extends SearchVariant {
 /**
  * Products written since `since` (xid8 text) and products in a category written since then or
  * below one (a rename or a reparent changes the Category path of exactly those), each with the
- * document it was last indexed in.
+ * document it was last indexed in. Only the columns that make the key: after a bulk ingest these
+ * are every product, and the indexer reads the rest a chunk of master product numbers at a time.
  */
-export async function changedVariants(tx: Queryable, generation: number, since: string): Promise<ChangedVariant[]> {
-  const { rows } = await tx.query<ChangedVariant>(
+export async function changedProducts(tx: Queryable, generation: number, since: string): Promise<ChangedProduct[]> {
+  const { rows } = await tx.query<ChangedProduct>(
     `WITH RECURSIVE touched(code) AS (
        SELECT code FROM categories WHERE changed_xid >= $2::xid8
        UNION
@@ -78,7 +80,7 @@ export async function changedVariants(tx: Queryable, generation: number, since: 
        UNION
        SELECT sku FROM products WHERE category IN (SELECT code FROM touched)
      )
-     SELECT ${VARIANT_COLUMNS}, k.doc_key AS "oldKey"
+     SELECT p.sku, p.master_product_no AS "masterProductNo", p.color, k.doc_key AS "oldKey"
        FROM changed c JOIN products p ON p.sku = c.sku
        LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku`,
     [generation, since],
@@ -114,28 +116,40 @@ export async function documentIds(tx: Queryable, generation: number): Promise<st
   return rows.map((r) => r.id);
 }
 
-/**
- * Every variant that may belong to one of `keys`: the products of the given master product numbers
- * and of the masters indexed under those keys. The caller keeps those whose key is one of `keys`.
- */
-export async function variantsOfMasters(tx: Queryable, generation: number, keys: readonly string[], masters: readonly string[]): Promise<SearchVariant[]> {
+/** The master product numbers of the products indexed under `keys` (sorted keys in, distinct masters out). */
+export async function mastersOfDocuments(tx: Queryable, generation: number, keys: readonly string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await tx.query<{ master: string }>(
+    `SELECT DISTINCT k.master_product_no AS master FROM search_product_keys k
+      WHERE k.generation = $1 AND k.doc_key = ANY($2::text[])`,
+    [generation, keys],
+  );
+  return rows.map((r) => r.master);
+}
+
+/** Every variant of the given master product numbers. */
+export async function variantsOfMasters(tx: Queryable, masters: readonly string[]): Promise<SearchVariant[]> {
+  if (masters.length === 0) return [];
   const { rows } = await tx.query<SearchVariant>(
-    `SELECT ${VARIANT_COLUMNS} FROM products p
-      WHERE p.master_product_no IN (
-        SELECT unnest($3::text[])
-        UNION
-        SELECT k.master_product_no FROM search_product_keys k WHERE k.generation = $1 AND k.doc_key = ANY($2::text[]))`,
-    [generation, keys, masters],
+    `SELECT ${VARIANT_COLUMNS} FROM products p WHERE p.master_product_no = ANY($1::text[])`,
+    [masters],
   );
   return rows;
 }
 
-/** Every variant with a master product number and a colour (`variantKey` still decides). */
-export async function allVariants(tx: Queryable): Promise<SearchVariant[]> {
-  const { rows } = await tx.query<SearchVariant>(
-    `SELECT ${VARIANT_COLUMNS} FROM products p WHERE p.master_product_no IS NOT NULL AND p.color IS NOT NULL`,
+/**
+ * The next `limit` master product numbers after `after` (null: from the first) among products with a
+ * colour, in the database's order: a rebuild walks the catalogue by these pages (keyset pagination
+ * on products_master_product_no_idx), so all variants of a master are read together.
+ */
+export async function nextMasters(tx: Queryable, after: string | null, limit: number): Promise<string[]> {
+  const { rows } = await tx.query<{ master: string }>(
+    `SELECT p.master_product_no AS master FROM products p
+      WHERE p.master_product_no IS NOT NULL AND p.color IS NOT NULL AND ($1::text IS NULL OR p.master_product_no > $1::text)
+      GROUP BY p.master_product_no ORDER BY p.master_product_no LIMIT $2`,
+    [after, limit],
   );
-  return rows;
+  return rows.map((r) => r.master);
 }
 
 export interface ReferenceData {
@@ -155,22 +169,37 @@ export async function referenceData(tx: Queryable): Promise<ReferenceData> {
   };
 }
 
+/**
+ * The distinct words (lexemes) of generation $1's documents whose ids are in $2, or of all of them
+ * when $2 is null: what search_words holds, read by `wordsOf`, `addWords`, `dropUnheldWords` and `replaceWords`.
+ */
+const DOCUMENT_WORDS = `SELECT DISTINCT u.lexeme AS word FROM search_documents d, unnest(d.search) u
+  WHERE d.generation = $1 AND ($2::text[] IS NULL OR d.id = ANY($2::text[]))`;
+
 /** The distinct words (lexemes) of the given documents. */
 export async function wordsOf(tx: Queryable, generation: number, ids: readonly string[]): Promise<string[]> {
-  const { rows } = await tx.query<{ word: string }>(
-    `SELECT DISTINCT u.lexeme AS word FROM search_documents d, unnest(d.search) u
-      WHERE d.generation = $1 AND d.id = ANY($2::text[])`,
-    [generation, ids],
-  );
+  const { rows } = await tx.query<{ word: string }>(DOCUMENT_WORDS, [generation, ids]);
   return rows.map((r) => r.word);
 }
 
+/** Documents per upsert statement: its JSON parameter stays a few hundred kB however many are written. */
+export const UPSERT_BATCH = 500;
+
 /**
- * Upserts the documents (one statement; a document that would not change is not rewritten) and
- * returns the ids written. `search` weights Description A and the other searchable texts B.
+ * Upserts the documents, `batch` per statement (a document that would not change is not rewritten),
+ * and returns the ids written. `search` weights Description A and the other searchable texts B.
  */
-export async function upsertDocuments(tx: Queryable, generation: number, documents: readonly SearchDocument[]): Promise<string[]> {
-  if (documents.length === 0) return [];
+export async function upsertDocuments(
+  tx: Queryable, generation: number, documents: readonly SearchDocument[], batch = UPSERT_BATCH,
+): Promise<string[]> {
+  const written: string[] = [];
+  for (let i = 0; i < documents.length; i += batch) {
+    written.push(...await upsertBatch(tx, generation, documents.slice(i, i + batch)));
+  }
+  return written;
+}
+
+async function upsertBatch(tx: Queryable, generation: number, documents: readonly SearchDocument[]): Promise<string[]> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO search_documents (generation, id, product_no, description, brand, brand_code, colour, gender, fabric_type,
                                    sleeve_length, style_description, fabric_composition, stratification_code, category,
@@ -220,41 +249,45 @@ export async function saveProductKeys(tx: Queryable, generation: number, keys: r
   );
 }
 
+/** Adds the words of the documents written to search_words. */
+export async function addWords(tx: Queryable, generation: number, writtenIds: readonly string[]): Promise<void> {
+  if (writtenIds.length === 0) return;
+  await tx.query(`INSERT INTO search_words (word) ${DOCUMENT_WORDS} ORDER BY 1 ON CONFLICT (word) DO NOTHING`, [generation, writtenIds]);
+}
+
+/** Candidate words up to which `dropUnheldWords` probes the GIN index word by word. */
+const WORD_PROBES = 200;
+
 /**
- * Keeps search_words: adds the words of the documents written, and removes those of `oldWords`
- * that no document of the generation holds any more (found through the GIN index on `search`).
+ * Removes from search_words those of `candidates` (the words of documents changed or removed) that
+ * no document of the generation holds any more. A few are looked up one by one through the GIN
+ * index on `search`; more (a bulk ingest, a truncate) in one pass over the generation's words,
+ * because each probe also reads the index's pending list, which a large refresh has just filled.
  */
-export async function maintainWords(tx: Queryable, generation: number, writtenIds: readonly string[], oldWords: readonly string[]): Promise<void> {
-  if (writtenIds.length > 0) {
+export async function dropUnheldWords(tx: Queryable, generation: number, candidates: readonly string[]): Promise<void> {
+  if (candidates.length === 0) return;
+  if (candidates.length > WORD_PROBES) {
     await tx.query(
-      `INSERT INTO search_words (word)
-       SELECT DISTINCT u.lexeme FROM search_documents d, unnest(d.search) u WHERE d.generation = $1 AND d.id = ANY($2::text[])
-       ORDER BY 1
-       ON CONFLICT (word) DO NOTHING`,
-      [generation, writtenIds],
+      `DELETE FROM search_words w WHERE w.word IN (SELECT unnest($3::text[]) EXCEPT ${DOCUMENT_WORDS})`,
+      [generation, null, candidates],
     );
+    return;
   }
-  if (oldWords.length > 0) {
-    // A lexeme as a tsquery literal: quoted, its quotes and backslashes escaped (no dictionary applies to a cast).
-    await tx.query(
-      `DELETE FROM search_words w
-        WHERE w.word = ANY($2::text[])
-          AND NOT EXISTS (SELECT 1 FROM search_documents d
-                           WHERE d.generation = $1
-                             AND d.search @@ ('''' || replace(replace(w.word, '\\', '\\\\'), '''', '''''') || '''')::tsquery)`,
-      [generation, oldWords],
-    );
-  }
+  // A lexeme as a tsquery literal: quoted, its quotes and backslashes escaped (no dictionary applies to a cast).
+  await tx.query(
+    `DELETE FROM search_words w
+      WHERE w.word = ANY($2::text[])
+        AND NOT EXISTS (SELECT 1 FROM search_documents d
+                         WHERE d.generation = $1
+                           AND d.search @@ ('''' || replace(replace(w.word, '\\', '\\\\'), '''', '''''') || '''')::tsquery)`,
+    [generation, candidates],
+  );
 }
 
 /** Replaces search_words with the words of a whole generation (after a rebuild). */
 export async function replaceWords(tx: Queryable, generation: number): Promise<void> {
   await tx.query('DELETE FROM search_words');
-  await tx.query(
-    `INSERT INTO search_words (word)
-     SELECT DISTINCT u.lexeme FROM search_documents d, unnest(d.search) u WHERE d.generation = $1`,
-    [generation],
-  );
+  await tx.query(`INSERT INTO search_words (word) ${DOCUMENT_WORDS}`, [generation, null]);
 }
 
 /** Removes every row of generations other than `keep` (a finished rebuild's old one, or a crashed rebuild's half). */

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
+import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } from '../../../src/modules/search/search.documents.js';
 import { rebuild, refresh, startSearchIndexer, type SearchIndexer } from '../../../src/modules/search/search.indexer.js';
-import { activeDocuments, indexStatus } from '../../../src/modules/search/search.repository.js';
+import { activeDocuments, indexStatus, referenceData } from '../../../src/modules/search/search.repository.js';
 import { createPool } from '../../../src/platform/db/pool.js';
 import { ADMIN_SCOPE } from '../../../src/platform/http/integration-auth.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { waitFor } from '../../helpers/processes.js';
 
 /** The search index and its indexer on a real PostgreSQL, products written through the integration and admin batches. */
@@ -302,5 +303,124 @@ describe('search indexer', () => {
       await t.pool.query("UPDATE products SET description = 'Woken by hand' WHERE sku = 'WAKE-1'");
       await waitFor('the hand-written change', async () => ((await doc('wake_lime'))?.Description === 'Woken by hand' ? true : undefined), WAIT_MS);
     });
+  });
+});
+
+describe('search indexer in chunks of master product numbers', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+    await db.pool.query(`INSERT INTO categories (code, name, parent_code) VALUES ('MEN', 'Men', NULL), ('TOPS', 'Tops', 'MEN'), ('ZOO', 'Zoo', NULL)`);
+    await db.pool.query(`INSERT INTO brands (code, name) VALUES ('ACME', 'Acme Apparel')`);
+    const rows: Array<[string, string | null, string | null, string | null, string | null]> = [];
+    // Ten ordinary masters of one to three colours and one to four sizes.
+    for (let m = 1; m <= 10; m += 1) {
+      const master = `M${String(m).padStart(2, '0')}`;
+      for (const colour of ['Black', 'Navy Blue', 'Sand'].slice(0, 1 + (m % 3))) {
+        for (const size of ['S', 'M', 'L', 'XL'].slice(0, 1 + (m % 4))) rows.push([`${master}-${size}-${colour}`, master, colour, size, 'TOPS']);
+      }
+    }
+    // Seven variants of one master: rows 1–7 of any chunk by row count of 2, 3 or 5 would split it.
+    for (const size of ['XS', 'S', 'M', 'L', 'XL', '2XL', '3XL']) rows.push([`BIG-${size}`, 'BIG', 'Red', size, 'TOPS']);
+    // Two masters making one key each ("CX"/"Red" and "cx"/"red"; "A B"/"Red" and "A"/"B Red"): one document.
+    rows.push(['CX-S', 'CX', 'Red', 'S', 'TOPS'], ['cx-M', 'cx', 'red', 'M', 'MEN']);
+    rows.push(['AB-S', 'A B', 'Red', 'S', 'TOPS'], ['A-M', 'A', 'B Red', 'M', 'TOPS']);
+    rows.push(['ZEBRA-S', 'ZEBRA', 'Stripe', 'S', 'ZOO']);
+    // Part of no document.
+    rows.push(['LOOSE-1', null, 'Red', 'S', null], ['BLANK-1', 'M01', '  ', 'S', null], ['NOCOLOUR-1', 'M02', null, 'S', null]);
+    await insertProducts(rows);
+  });
+  after(async () => { await db.drop(); });
+
+  async function insertProducts(rows: ReadonlyArray<[string, string | null, string | null, string | null, string | null]>): Promise<void> {
+    await db.pool.query(
+      `INSERT INTO products (sku, master_product_no, color, size, category, name, description, brand_code)
+       SELECT sku, master, colour, size, category, 'Name of ' || sku, 'Description of ' || coalesce(master, sku), 'ACME'
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS t(sku, master, colour, size, category)`,
+      [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]), rows.map((r) => r[4])],
+    );
+  }
+
+  /** What one build over every variant at once makes: the documents, each product's key, and the words. */
+  async function singleBuild(): Promise<{ documents: SearchDocument[]; keys: string[] }> {
+    const { rows } = await db.pool.query<SearchVariant>(
+      `SELECT sku, master_product_no AS "masterProductNo", name, description, blocked, category, size, color,
+              stratification_code AS "stratificationCode", gender, brand_code AS "brandCode",
+              style_description AS "styleDescription", fabric_composition AS "fabricComposition" FROM products`);
+    const reference = await referenceData(db.pool);
+    const documents = [...buildDocuments(rows, reference.categories, reference.brandNames).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const keys = rows.flatMap((v) => { const key = variantKey(v); return key === undefined ? [] : [`${v.sku} ${key} ${v.masterProductNo as string}`]; }).sort();
+    return { documents, keys };
+  }
+
+  /** The active generation matches a single build: documents, product keys, and search_words its documents' words exactly. */
+  async function assertLikeSingleBuild(label: string): Promise<SearchDocument[]> {
+    const expected = await singleBuild();
+    const documents = await activeDocuments(db.pool);
+    assert.deepEqual(documents, expected.documents, `${label}: documents`);
+    const keys = await db.pool.query<{ k: string }>(
+      `SELECT k.sku || ' ' || k.doc_key || ' ' || k.master_product_no AS k FROM search_product_keys k
+         JOIN search_state s ON k.generation = s.active_generation`);
+    assert.deepEqual(keys.rows.map((r) => r.k).sort(), expected.keys, `${label}: product keys`);
+    const words = await db.pool.query<{ stored: string[]; held: string[] }>(
+      `SELECT ARRAY(SELECT word FROM search_words) AS stored,
+              ARRAY(SELECT DISTINCT u.lexeme FROM search_documents d JOIN search_state s ON d.generation = s.active_generation,
+                           unnest(d.search) u) AS held`);
+    assert.deepEqual(words.rows[0]?.stored.sort(), words.rows[0]?.held.sort(), `${label}: search_words`);
+    return documents;
+  }
+
+  it('a first refresh over more masters than a chunk indexes what one build over everything would', async () => {
+    const result = await refresh(db.pool, { chunkMasters: 2 });
+    const documents = await assertLikeSingleBuild('first refresh');
+    assert.ok(documents.length > 20, `${documents.length} documents`);
+    assert.equal(result.written, documents.length);
+    assert.deepEqual(documents.find((d) => d.id === 'big_red')?.AvailableSizes, ['XS', 'S', 'M', 'L', 'XL', '2XL', '3XL']);
+    assert.deepEqual(documents.find((d) => d.id === 'cx_red')?.AvailableSizes, ['S', 'M'], 'both masters of one key');
+    assert.deepEqual(documents.find((d) => d.id === 'a_b_red')?.AvailableSizes, ['S', 'M'], 'both masters of one key');
+    assert.deepEqual(await refresh(db.pool, { chunkMasters: 2 }), { written: 0, removed: 0 });
+  });
+
+  it('a refresh of changes across many masters, one chunk at a time, matches a single build', async () => {
+    const before = new Map((await activeDocuments(db.pool)).map((d) => [d.id, d]));
+    await db.pool.query(`UPDATE products SET description = 'Changed ' || sku WHERE master_product_no IN ('M01', 'M03', 'M05', 'M07', 'M09', 'BIG')`);
+    await db.pool.query(`UPDATE products SET color = 'Blue', size = 'XL' WHERE sku = 'cx-M'`);
+    await db.pool.query(`UPDATE products SET master_product_no = 'M10' WHERE sku = 'M04-S-Black'`);
+    await db.pool.query(`DELETE FROM products WHERE master_product_no IN ('ZEBRA', 'M06')`);
+    await insertProducts([['NEW-S', 'NEW', 'Quokka', 'S', 'TOPS'], ['NEW-M', 'NEW', 'Quokka', 'M', 'TOPS'], ['A-L', 'A', 'B Red', 'L', 'MEN']]);
+    const result = await refresh(db.pool, { chunkMasters: 3 });
+    const after = await assertLikeSingleBuild('refresh');
+    const now = new Map(after.map((d) => [d.id, d]));
+    assert.equal(result.removed, [...before.keys()].filter((id) => !now.has(id)).length);
+    assert.equal(result.written, after.filter((d) => JSON.stringify(d) !== JSON.stringify(before.get(d.id))).length);
+    assert.ok(!now.has('zebra_stripe') && now.has('new_quokka') && now.has('cx_blue'));
+    const words = (await db.pool.query<{ word: string }>('SELECT word FROM search_words')).rows.map((r) => r.word);
+    assert.ok(!words.includes('zebra') && words.includes('quokka'), 'the words of removed and new documents');
+  });
+
+  it('a full refresh (a category deleted by SQL) in chunks matches a single build', async () => {
+    await db.pool.query(`DELETE FROM categories WHERE code = 'TOPS'`);
+    await refresh(db.pool, { chunkMasters: 2 });
+    const documents = await assertLikeSingleBuild('full refresh');
+    assert.deepEqual(documents.find((d) => d.id === 'big_red')?.Category, ['TOPS']);
+  });
+
+  it('a rebuild in chunks of 1, 2 and 5 masters writes what a single build would', async () => {
+    for (const chunkMasters of [1, 2, 5]) {
+      await rebuild(db.pool, { chunkMasters });
+      await assertLikeSingleBuild(`rebuild in chunks of ${chunkMasters}`);
+      assert.deepEqual(await refresh(db.pool, { chunkMasters }), { written: 0, removed: 0 }, 'nothing left to catch up');
+    }
+    // Written during the build: the switch's catch-up, in chunks too.
+    await rebuild(db.pool, {
+      chunkMasters: 1,
+      beforeSwitch: async () => {
+        await db.pool.query(`UPDATE products SET blocked = true WHERE sku IN ('M02-S-Black', 'A-M')`);
+        await insertProducts([['LATE-S', 'LATE', 'Teal', 'S', 'MEN']]);
+      },
+    });
+    const documents = await assertLikeSingleBuild('rebuild caught up');
+    assert.equal(documents.find((d) => d.id === 'a_b_red')?.Blocked, true);
+    assert.ok(documents.some((d) => d.id === 'late_teal'));
   });
 });
