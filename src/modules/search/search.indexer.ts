@@ -227,7 +227,7 @@ async function refreshGeneration(tx: Queryable, job: GenerationRefresh, chunkMas
  * began long before) wrote changed_xid >= it, so the next refresh reads its rows.
  */
 export async function refresh(pool: Pool, options: ChunkOptions = {}): Promise<RefreshResult> {
-  return withTransaction(pool, async (tx) => {
+  const result = await withTransaction(pool, async (tx) => {
     await lockIndexWrites(tx);
     const state = await readState(tx);
     const result = await refreshGeneration(tx, {
@@ -245,6 +245,19 @@ export async function refresh(pool: Pool, options: ChunkOptions = {}): Promise<R
     });
     return result;
   });
+  if (result.written + result.removed >= ANALYZE_AFTER_DOCUMENTS) await analyzeIndex(pool);
+  return result;
+}
+
+/**
+ * A refresh or rebuild that wrote this many documents refreshes the index tables' planner
+ * statistics at once: searches planned on the statistics of an empty or much smaller index scan
+ * the whole table for a selective word (autovacuum would only catch up within a minute or more).
+ */
+export const ANALYZE_AFTER_DOCUMENTS = 1000;
+
+async function analyzeIndex(db: Queryable): Promise<void> {
+  await db.query('ANALYZE search_documents, search_product_keys, search_words');
 }
 
 export interface RebuildResult {
@@ -275,7 +288,7 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
         return { generation, since: state.snapshotXmin, referenceDeletions: state.referenceDeletions };
       });
       await options.beforeSwitch?.();
-      return await inTransaction(client, async (tx) => {
+      const switched = await inTransaction(client, async (tx) => {
         await lockIndexWrites(tx);
         const state = await readState(tx);
         await refreshGeneration(tx, {
@@ -296,6 +309,8 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
         await replaceWords(tx, built.generation);
         return { generation: built.generation, documents: (await indexStatus(tx)).documents };
       });
+      await analyzeIndex(client);
+      return switched;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [REBUILD_LOCK]).catch(() => { broken = true; });
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } from '../../../src/modules/search/search.documents.js';
-import { rebuild, refresh, startSearchIndexer, type SearchIndexer } from '../../../src/modules/search/search.indexer.js';
+import { ANALYZE_AFTER_DOCUMENTS, rebuild, refresh, startSearchIndexer, type SearchIndexer } from '../../../src/modules/search/search.indexer.js';
 import { activeDocuments, indexStatus, referenceData } from '../../../src/modules/search/search.repository.js';
 import { createPool } from '../../../src/platform/db/pool.js';
 import { ADMIN_SCOPE } from '../../../src/platform/http/integration-auth.js';
@@ -226,6 +226,25 @@ describe('search indexer', () => {
     const { rows } = await t.pool.query('SELECT DISTINCT generation FROM search_documents');
     assert.deepEqual(rows, [{ generation: oldGeneration + 1 }], 'the old generation is deleted');
     assert.equal((await refresh(t.pool)).written, 0);
+  });
+
+  /** Manual ANALYZE runs of search_documents (autovacuum's are counted apart). */
+  const analyses = async () => Number((await t.pool.query<{ n: string }>(
+    "SELECT analyze_count AS n FROM pg_stat_user_tables WHERE relname = 'search_documents'")).rows[0]?.n ?? 0);
+
+  it('a rebuild, and a refresh that writes many documents, refresh the planner statistics of the index', async () => {
+    const before = await analyses();
+    await rebuild(t.pool);
+    assert.equal(await analyses(), before + 1, 'after a rebuild');
+    await products(Array.from({ length: ANALYZE_AFTER_DOCUMENTS }, (_, i) => ({ sku: `AN-${i}`, masterProductNo: `AN${i}`, name: 'Analyse me', color: 'Teal' })));
+    await products([{ sku: 'AN-small', masterProductNo: 'ANS', name: 'Small change', color: 'Teal' }]);
+    assert.ok((await refresh(t.pool)).written >= ANALYZE_AFTER_DOCUMENTS);
+    assert.equal(await analyses(), before + 2, 'after a refresh that wrote many');
+    await products([{ sku: 'AN-small', masterProductNo: 'ANS', name: 'Small change again', color: 'Teal' }]);
+    assert.equal((await refresh(t.pool)).written, 1);
+    assert.equal(await analyses(), before + 2, 'a small refresh leaves the statistics to autovacuum');
+    await t.pool.query("DELETE FROM products WHERE sku LIKE 'AN-%'");
+    await refresh(t.pool);
   });
 
   describe('the indexer loop', () => {
