@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_RATE_LIMIT, createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createPool, type Pool } from '../../src/platform/db/pool.js';
 import { positiveIntegerOption } from '../lib/ingest.js';
-import { combineLoads, expectAllOk, runLoad, type LoadResult } from '../lib/load.js';
+import { expectAllOk, postRequests, runAlternating, runLoad, type LoadResult } from '../lib/load.js';
 import {
   ACCOUNT_ALLOWED_BRANDS, ACCOUNT_INDENT_BRANDS, LOOKUP_BRANDS, buildBodies, buildLookupData, loadLookupData, type LookupKind, type RequestBodies,
 } from '../lib/lookup-data.js';
@@ -63,12 +63,8 @@ const DEFAULT_BODIES_PER_KIND = 64;
 const DEFAULT_COLD_BODIES_PER_KIND = 3_000;
 const KEYS_PER_REQUEST = 100;
 const WARM_UP_S = 2;
-/** About this long per slice of a timed run (`timedPair`). */
+/** About this long per slice of a timed run (`timedPair`), with a pause before each (`runAlternating`). */
 const SLICE_S = 2;
-/**
- * A pause before each slice, so that what a process does after its load stops (the collector's
- * concurrent sweeping, PostgreSQL's background writers) is not counted against the other path.
- */
 const SLICE_PAUSE_MS = 300;
 /** Sequential requests per query-count phase. */
 const QUERY_COUNT_REQUESTS = 100;
@@ -242,8 +238,6 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const baselineServer = await start();
   ctx.defer(() => baselineServer.stop());
 
-  const delta = (before: number | undefined, after: number | undefined) =>
-    (before !== undefined && after !== undefined ? after - before : undefined);
   let perRequestOne = NaN;
   let perRequestHundred = NaN;
 
@@ -281,39 +275,25 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
       const target = (which: 'lookup' | 'baseline') => (which === 'lookup' ? server : baselineServer);
       const load = (kind: LookupKind, which: 'lookup' | 'baseline', seconds: number) => runLoad({
-        baseUrl: target(which).baseUrl, path: PATHS[kind][which], bodies: bodies[kind].bodies, headers, connections, durationS: seconds,
+        baseUrl: target(which).baseUrl, requests: postRequests(PATHS[kind][which], bodies[kind].bodies), headers, connections, durationS: seconds,
       });
       /**
        * The lookup and the baseline in alternating slices (lookup, baseline, baseline, lookup, …),
        * each path's slices summed into one run of --duration seconds: the machine's speed drifts
        * (other tenants of the host), and both paths then see the same drift.
        */
-      const timedPair = async (kind: LookupKind) => {
-        const slices = Math.max(2, Math.round(durationS / SLICE_S));
-        const sliceS = durationS / slices;
-        const sides = {
-          lookup: { parts: [] as LoadResult[], cpuS: 0 as number | undefined, dbCpuS: 0 as number | undefined },
-          baseline: { parts: [] as LoadResult[], cpuS: 0 as number | undefined, dbCpuS: 0 as number | undefined },
-        };
-        const add = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a + b);
-        for (let i = 0; i < slices; i += 1) {
-          for (const which of i % 2 === 0 ? ['lookup', 'baseline'] as const : ['baseline', 'lookup'] as const) {
-            const side = sides[which];
-            await sleep(SLICE_PAUSE_MS);
-            const cpuBefore = target(which).cpuSeconds();
-            const dbBefore = databaseCpuSeconds();
-            const result = await load(kind, which, sliceS);
-            side.cpuS = add(side.cpuS, delta(cpuBefore, target(which).cpuSeconds()));
-            side.dbCpuS = add(side.dbCpuS, delta(dbBefore, databaseCpuSeconds()));
-            expectAllOk(result, `${mix} ${which} ${PATHS[kind].label}, slice ${i + 1}`, () => target(which).logTail());
-            side.parts.push(result);
-          }
-        }
-        const combined = (which: 'lookup' | 'baseline') => ({
-          result: combineLoads(sides[which].parts), cpuS: sides[which].cpuS, dbCpuS: sides[which].dbCpuS,
-        });
-        return { lookup: combined('lookup'), baseline: combined('baseline') };
-      };
+      const timedPair = (kind: LookupKind) => runAlternating({
+        paths: ['lookup', 'baseline'] as const,
+        durationS,
+        sliceS: SLICE_S,
+        pauseMs: SLICE_PAUSE_MS,
+        run: async (which, seconds, slice) => {
+          const result = await load(kind, which, seconds);
+          expectAllOk(result, `${mix} ${which} ${PATHS[kind].label}, slice ${slice + 1}`, () => target(which).logTail());
+          return result;
+        },
+        meters: { cpuS: (which) => target(which).cpuSeconds(), dbCpuS: () => databaseCpuSeconds() },
+      });
 
       const kinds = {} as Record<LookupKind, KindResult>;
       for (const kind of ['sku', 'ean'] as const) {
@@ -324,12 +304,12 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         const stopMonitor = monitor.start();
         const { lookup, baseline } = await timedPair(kind);
         kinds[kind] = {
-          lookup: lookup.result,
-          baseline: baseline.result,
-          lookupCpuS: lookup.cpuS,
-          baselineCpuS: baseline.cpuS,
-          lookupDbCpuS: lookup.dbCpuS,
-          baselineDbCpuS: baseline.dbCpuS,
+          lookup: lookup.load,
+          baseline: baseline.load,
+          lookupCpuS: lookup.meters.cpuS,
+          baselineCpuS: baseline.meters.cpuS,
+          lookupDbCpuS: lookup.meters.dbCpuS,
+          baselineDbCpuS: baseline.meters.dbCpuS,
           foreignCpu: stopMonitor(),
           answers: answers[kind],
         };
