@@ -8,7 +8,7 @@ import {
   ACCOUNT_ALLOWED_BRANDS, ACCOUNT_INDENT_BRANDS, LOOKUP_BRANDS, buildBodies, buildLookupData, loadLookupData, type LookupKind, type RequestBodies,
 } from '../lib/lookup-data.js';
 import { BASELINE_PREFIX, LOOKUP_SERVER_ENTRY } from '../lib/lookup-paths.js';
-import { ForeignCpuMonitor, isLocalPostgres, parentPid, treeCpuSeconds } from '../lib/machine.js';
+import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster, treeCpuSeconds } from '../lib/machine.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
 import { startServer, type RunningServer } from '../lib/server.js';
 import { formatRate, round } from '../lib/timing.js';
@@ -73,7 +73,6 @@ const QUERY_COUNT_REQUESTS = 100;
  * otherwise after PGSTAT_IDLE_INTERVAL (10 s). Waiting a little longer makes the counts complete.
  */
 const STATS_FLUSH_WAIT_MS = 11_500;
-const FOREIGN_CPU_WARNING = 0.1;
 /** Goals of the issue. */
 const RATIO_GOAL = 0.4;
 const P99_GOAL_MS = 50;
@@ -222,9 +221,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const counts = await loadLookupData(pool, data, ctx.progress);
   const [version] = (await pool.query<{ server_version: string }>('SHOW server_version')).rows;
   const monitor = new ForeignCpuMonitor();
-  const [backend] = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
-  const parent = backend ? parentPid(backend.pid) : undefined;
-  const postmaster = parent !== undefined && isLocalPostgres(parent) ? parent : undefined;
+  const postmaster = await localPostmaster(pool);
   monitor.addRoot(postmaster);
   const databaseCpuSeconds = () => (postmaster === undefined ? undefined : treeCpuSeconds(postmaster));
 
@@ -325,10 +322,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const foreign = (['hot', 'cold'] as const).flatMap((m) => (['sku', 'ean'] as const).map((k) => mixes[m].kinds[k].foreignCpu))
     .filter((v): v is number => v !== undefined);
   const foreignMax = foreign.length > 0 ? Math.max(...foreign) : undefined;
-  const foreignNote = foreignMax === undefined
-    ? 'other processes\' CPU use during the timed runs: unknown (no /proc)'
-    : `other processes used at most ${(foreignMax * 100).toFixed(1)} % of the machine's CPU during the timed runs` +
-      (foreignMax > FOREIGN_CPU_WARNING ? ' — WARNING: the machine was busy, the figures are skewed; run again on a quiet machine' : '');
+  const foreignNote = foreignCpuNote(foreignMax, 'the timed runs');
   if (foreignMax !== undefined && foreignMax > FOREIGN_CPU_WARNING) ctx.progress(foreignNote);
 
   const ratio = (r: KindResult) => r.lookup.rps / r.baseline.rps;
