@@ -15,6 +15,7 @@ import {
   CORRELATION_HEADER, correlationIdOf, installProtocolProblems, protocolServerOptions,
 } from './platform/http/protocol-errors.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
+import { searchRoutes } from './modules/search/search.routes.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { createPublicKeyAuthenticator } from './modules/api-keys/api-keys.service.js';
 import { lookupRoutes } from './modules/lookup/lookup.routes.js';
@@ -137,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (publicApi) => {
     installPublicApiAuth(publicApi, { authenticator: createPublicKeyAuthenticator(deps.pool), rateLimiter });
     await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache });
+    await searchRoutes(publicApi, { pool: deps.pool });
   }, { prefix: '/api/public/v1' });
 
   return app;

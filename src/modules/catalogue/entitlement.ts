@@ -34,3 +34,28 @@ export function brandEntitlement(account: EntitlementAccount, restricted: Restri
     return allowed.size === 0 ? !restricted.has(code) : allowed.has(code);
   };
 }
+
+/**
+ * The same rule inside SQL, for reads that filter, count and page in the database (search, browse).
+ * White space as JavaScript's `trim` removes it for every code a list or a product can hold.
+ */
+const SQL_SPACE = `E' \\t\\n\\r\\f\\v'`;
+const trimmed = (expression: string): string => `btrim(${expression}, ${SQL_SPACE})`;
+
+/** `brandCodes` of a comma-separated list column: its codes, trimmed, blanks dropped, as text[]. */
+export function brandCodesSql(list: string): string {
+  return `ARRAY(SELECT ${trimmed('c')} FROM unnest(string_to_array(coalesce(${list}, ''), ',')) c WHERE ${trimmed('c')} <> '')`;
+}
+
+/**
+ * `brandEntitlement` as a SQL condition on a product's (or document's) brand code, given the
+ * account's `allowed` and `indent` code arrays (from `brandCodesSql`). A blank code: everyone; an
+ * indent code: always; no allowed codes: every brand with no restricted row of that exact code
+ * (the lookup's join); otherwise exactly the allowed codes.
+ */
+export function brandVisibleSql(brandCode: string, allowed: string, indent: string): string {
+  const code = trimmed(`coalesce(${brandCode}, '')`);
+  return `(${code} = '' OR ${code} = ANY(${indent}) OR CASE WHEN cardinality(${allowed}) = 0
+      THEN NOT EXISTS (SELECT 1 FROM brands rb WHERE rb.restricted AND rb.code = ${brandCode})
+      ELSE ${code} = ANY(${allowed}) END)`;
+}

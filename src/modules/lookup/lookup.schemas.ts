@@ -1,4 +1,5 @@
-import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { nullableString, orNull } from '../../platform/http/nullable.js';
 import { StockSchema } from '../inventory/stock.js';
 
 /** At most this many keys per call (interface "Limits"). */
@@ -13,15 +14,6 @@ export const ByEanBodySchema = Type.Object({
   }),
 });
 
-/**
- * `schema` or null, as one JSON Schema type list (`["string", "null"]`). The serializer answers
- * that with a null check; as `anyOf` it would run a validator on every value of every result.
- */
-function orNull<T extends TSchema & { type: string }>(schema: T, description: string): TUnsafe<Static<T> | null> {
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'], description });
-}
-
-const nullableString = (description: string) => orNull(Type.String(), description);
 
 export const LookupValueSchema = Type.Object({
   currency: Type.String({ description: 'ISO 4217, from SITE_CURRENCY' }),

@@ -103,6 +103,26 @@ export function parseSuggestParams(query: Query): SuggestParams {
   return { q, top };
 }
 
+export interface BrowseParams {
+  /** A category code, trimmed; absent lists every category. */
+  category: string | undefined;
+  page: number;
+  pageSize: number;
+}
+
+/** `GET /products`' parameters, or a 400 naming every bad one. */
+export function parseBrowseParams(query: Query): BrowseParams {
+  const problems: ParamProblem[] = [];
+  const raw = one(query, 'category', problems);
+  const problem = raw === undefined ? undefined : textProblem(raw);
+  if (problem) problems.push({ path: '/category', message: problem });
+  const page = integer(query, 'page', 1, MAX_PAGE, problems);
+  const pageSize = integer(query, 'pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, problems);
+  if (problems.length > 0) refuse(problems);
+  const category = raw?.trim();
+  return { category: category === '' ? undefined : category, page, pageSize };
+}
+
 /**
  * The words of a query: runs of letters and digits (any script), lowercased, each once, at most
  * MAX_QUERY_WORDS. Everything else (quotes, `&`, `|`, `!`, `:*`, backslashes, SQL, emoji) only

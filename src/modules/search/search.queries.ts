@@ -1,0 +1,248 @@
+import type { Queryable } from '../../platform/db/pool.js';
+import { brandCodesSql, brandVisibleSql } from '../catalogue/entitlement.js';
+import type { SearchDocument, SearchVariant } from './search.documents.js';
+import type { Filter } from './search.params.js';
+
+/**
+ * The reads of search, suggest and browse. Every one is one statement that reads the account with
+ * what it asks for, so the customer rules (decisions §4: `Blocked eq false` and the brand
+ * entitlement) are applied inside the query, before counting and paging, never after it. Query
+ * words and filter values reach PostgreSQL only as parameters.
+ */
+
+export const FACETS = ['Brand', 'Category', 'Colour', 'Gender'] as const;
+export type Facet = (typeof FACETS)[number];
+
+export interface FacetValue { value: string; count: number }
+
+/** Values listed per facet, most documents first. */
+export const MAX_FACET_VALUES = 100;
+/** Words shorter than this match whole words only, not as a prefix of a longer one. */
+export const MIN_PREFIX_LENGTH = 3;
+/**
+ * Typo tolerance by word length: a word this long also matches the indexed words one typo away,
+ * always (ranked below the exact matches)…
+ */
+export const MIN_TYPO_LENGTH = 5;
+/** …and a word this long only when no indexed word equals it or starts with it ("shrt"), since one edit to a short word reaches many others. */
+export const MIN_TYPO_LENGTH_UNMATCHED = 4;
+/** Longer words get no typo tolerance (no product word is this long, and edit distance costs their length squared). */
+export const MAX_TYPO_LENGTH = 40;
+
+/** The account's entitlement lists, read in the statement itself (`acct`). */
+const ACCOUNT_CTE = `acct AS (
+  SELECT ${brandCodesSql('a.allowed_brands')} AS allowed, ${brandCodesSql('a.indent_brands')} AS indent
+    FROM accounts a WHERE a.account_no = $1)`;
+
+const visible = (brandCode: string): string => brandVisibleSql(brandCode, 'acct.allowed', 'acct.indent');
+
+const ACTIVE_GENERATION = '(SELECT active_generation FROM search_state)';
+
+/** How each filter tests a document of `matched` (`f` holds the lowercased values sent). */
+const FILTER_TESTS: Record<Filter, string> = {
+  brand: '(lower(d.brand) = ANY(f.brand) OR lower(d.brand_code) = ANY(f.brand))',
+  category: 'EXISTS (SELECT 1 FROM unnest(d.category) c WHERE lower(c) = ANY(f.category))',
+  colour: 'lower(d.colour) = ANY(f.colour)',
+  gender: 'lower(d.gender) = ANY(f.gender)',
+  size: 'EXISTS (SELECT 1 FROM unnest(d.available_sizes) s WHERE lower(s) = ANY(f.size))',
+  stratificationCode: 'lower(d.stratification_code) = ANY(f.stratification_code)',
+};
+const FILTER_COLUMNS: Record<Filter, string> = {
+  brand: 'brand', category: 'category', colour: 'colour', gender: 'gender', size: 'size', stratificationCode: 'stratification_code',
+};
+/** The filter that narrows each facet (left out of that facet's own counts). */
+const FACET_FILTER: Record<Facet, Filter> = { Brand: 'brand', Category: 'category', Colour: 'colour', Gender: 'gender' };
+/** Each facet's value in `matched`; Category is a list, counted once per name. */
+const FACET_VALUE: Record<Facet, string> = {
+  Brand: 'm.brand', Category: 'unnest(m.category)', Colour: 'm.colour', Gender: 'm.gender',
+};
+
+export interface SearchQuery {
+  accountNo: string;
+  /** `searchWords(q)`: none lists everything the account may see. */
+  words: readonly string[];
+  filters: Partial<Record<Filter, readonly string[]>>;
+  limit: number;
+  offset: number;
+}
+
+export interface SearchAnswer {
+  /** False when the account does not exist (nothing else is then read). */
+  account: boolean;
+  total: number;
+  data: SearchDocument[];
+  facets: Record<Facet, FacetValue[]>;
+}
+
+/**
+ * The text part of a search: each word matches itself; as a prefix when it is at least
+ * MIN_PREFIX_LENGTH long; and every indexed word one typo away (`search_one_typo`, candidates
+ * found by trigram similarity in search_words) under the MIN_TYPO_LENGTH rules. Words AND. `exact`
+ * is the words alone, for ranking: a document holding every word as typed ranks above one found
+ * through a prefix or a typo.
+ */
+const TEXT_CTE = `words AS (
+  SELECT ord, lower(w) AS w FROM unnest($2::text[]) WITH ORDINALITY t(w, ord)
+), alternatives AS (
+  SELECT ord, quote_literal(w) AS lexeme,
+         quote_literal(w) || CASE WHEN length(w) >= ${MIN_PREFIX_LENGTH} THEN ':*' ELSE '' END
+         || CASE WHEN length(w) > ${MAX_TYPO_LENGTH} THEN ''
+                 WHEN length(w) >= ${MIN_TYPO_LENGTH}
+                   OR (length(w) >= ${MIN_TYPO_LENGTH_UNMATCHED} AND NOT EXISTS (SELECT 1 FROM search_words sw WHERE sw.word LIKE w || '%'))
+                 THEN coalesce((SELECT string_agg(' | ' || quote_literal(sw.word), '' ORDER BY sw.word) FROM search_words sw
+                                 WHERE sw.word % w AND search_one_typo(sw.word, w)), '')
+                 ELSE '' END AS loose
+    FROM words
+), queries AS (
+  SELECT string_agg(lexeme, ' & ' ORDER BY ord)::tsquery AS exact,
+         string_agg('(' || loose || ')', ' & ' ORDER BY ord)::tsquery AS loose
+    FROM alternatives
+)`;
+
+/** ts_rank weights {D, C, B, A}: Description (A) counts twice the other searchable fields (B), the "Search" profile. */
+const RANK_WEIGHTS = `'{0, 0, 0.5, 1}'`;
+
+function searchStatement(query: SearchQuery, filters: readonly Filter[]): string {
+  const text = query.words.length > 0;
+  const flag = (filter: Filter) => `f_${FILTER_COLUMNS[filter]}`;
+  const all = (except?: Filter) => filters.filter((f) => f !== except).map(flag).join(' AND ') || 'true';
+  const facet = (name: Facet) => `(SELECT coalesce(json_agg(json_build_object('value', value, 'count', n) ORDER BY n DESC, value COLLATE "C"), '[]')
+       FROM (SELECT value, count(*) AS n FROM (SELECT ${FACET_VALUE[name]} AS value FROM matched m WHERE ${all(FACET_FILTER[name])}) v
+              WHERE value IS NOT NULL AND btrim(value) <> '' GROUP BY value ORDER BY n DESC, value COLLATE "C" LIMIT ${MAX_FACET_VALUES}) x)`;
+  return `WITH ${ACCOUNT_CTE}, ${text ? `${TEXT_CTE},` : ''}
+  f AS (
+    SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 5}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
+  ), matched AS MATERIALIZED (
+    SELECT d.id, d.brand, d.category, d.colour, d.gender,
+           ${text ? `d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank` : 'true AS exact, 0::real AS rank'}
+           ${filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('')}
+      FROM search_documents d, acct, f
+     WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code')}${text ? ' AND d.search @@ (SELECT loose FROM queries)' : ''}
+  ), page AS (
+    SELECT id, exact, rank FROM matched m WHERE ${all()} ORDER BY exact DESC, rank DESC, id COLLATE "C" LIMIT $3 OFFSET $4
+  )
+  SELECT EXISTS (SELECT 1 FROM acct) AS account,
+         (SELECT count(*) FROM matched m WHERE ${all()})::integer AS total,
+         (SELECT coalesce(json_agg(d.document ORDER BY p.exact DESC, p.rank DESC, p.id COLLATE "C"), '[]')
+            FROM page p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id) AS data,
+         ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}`;
+}
+
+export async function searchDocuments(db: Queryable, query: SearchQuery): Promise<SearchAnswer> {
+  const filters = (Object.keys(FILTER_COLUMNS) as Filter[]).filter((name) => (query.filters[name]?.length ?? 0) > 0);
+  const { rows } = await db.query<{ account: boolean; total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>>(
+    searchStatement(query, filters),
+    [query.accountNo, query.words, query.limit, query.offset, ...filters.map((name) => query.filters[name])],
+  );
+  const row = rows[0];
+  if (row === undefined || !row.account) return { account: false, total: 0, data: [], facets: { Brand: [], Category: [], Colour: [], Gender: [] } };
+  return {
+    account: true,
+    total: row.total,
+    data: row.data,
+    facets: { Brand: row.Brand, Category: row.Category, Colour: row.Colour, Gender: row.Gender },
+  };
+}
+
+export interface Suggestion {
+  id: string;
+  /** What the typeahead shows: the product's Description. */
+  text: string;
+  ProductNo: string;
+  Description: string | null;
+  Brand: string | null;
+  Colour: string;
+}
+
+/**
+ * Typeahead: documents whose Description, Brand, ProductNo or Colour contain every word (infix, by
+ * the trigram index on `suggest`), one per master product (its first colourway by id). Ranked: the
+ * Description starting with the first word, then containing every word, then the shorter
+ * Description, then ProductNo and id.
+ */
+export async function suggestDocuments(db: Queryable, accountNo: string, words: readonly string[], top: number): Promise<{ account: boolean; data: Suggestion[] }> {
+  // One LIKE per word, its pattern a parameter, so the planner sees each and uses the trigram index.
+  // Words are letters and digits only (`searchWords`): no LIKE wildcard or escape can be in one.
+  const contains = words.map((_, i) => `d.suggest LIKE lower($${i + 4})`).join(' AND ') || 'false';
+  const inDescription = words.map((_, i) => `lower(coalesce(h.description, '')) LIKE lower($${i + 4})`).join(' AND ') || 'false';
+  const order = `starts DESC, in_description DESC, length(coalesce(description, '')), product_no COLLATE "C", id COLLATE "C"`;
+  const { rows } = await db.query<{ account: boolean; data: Suggestion[] }>(
+    `WITH ${ACCOUNT_CTE},
+     hits AS (
+       SELECT DISTINCT ON (d.product_no) d.id, d.product_no, d.description, d.brand, d.colour
+         FROM search_documents d, acct
+        WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code')} AND ${contains}
+        ORDER BY d.product_no, d.id COLLATE "C"
+     ), ranked AS (
+       SELECT h.*, lower(coalesce(h.description, '')) LIKE lower($3) AS starts, ${inDescription} AS in_description
+         FROM hits h
+     ), top AS (
+       SELECT * FROM ranked ORDER BY ${order} LIMIT $2
+     )
+     SELECT EXISTS (SELECT 1 FROM acct) AS account,
+            (SELECT coalesce(json_agg(json_build_object('id', id, 'text', coalesce(description, product_no), 'ProductNo', product_no,
+                                                        'Description', description, 'Brand', brand, 'Colour', colour) ORDER BY ${order}), '[]')
+               FROM top) AS data`,
+    [accountNo, top, `${words[0] ?? ''}%`, ...words.map((w) => `%${w}%`)],
+  );
+  const row = rows[0];
+  return row === undefined ? { account: false, data: [] } : row;
+}
+
+export interface BrowseQuery {
+  accountNo: string;
+  /** A category code: its products and those of every category below it. */
+  category: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+export interface BrowsePage {
+  account: boolean;
+  total: number;
+  /** The variants of the page's colourways. */
+  variants: SearchVariant[];
+}
+
+/**
+ * Browse from the product tables (not the index): the colourways (the key rule, computed here as
+ * in `documentKey`) that have a variant in the category or below it, none blocked, and whose brand
+ * (the first present in SKU order, as the document's) the account may see; a page of them in key
+ * order, with every variant of each.
+ */
+export async function browseColourways(db: Queryable, query: BrowseQuery): Promise<BrowsePage> {
+  const { rows } = await db.query<{ account: boolean; total: number; variants: SearchVariant[] }>(
+    `WITH RECURSIVE ${ACCOUNT_CTE},
+     below(code) AS (
+       SELECT $2::text WHERE $2::text IS NOT NULL
+       UNION
+       SELECT c.code FROM categories c JOIN below b ON c.parent_code = b.code
+     ), keyed AS (
+       SELECT translate(lower(p.master_product_no || '_' || p.color), ' /', '__') AS key, p.sku, p.brand_code, p.blocked, p.category
+         FROM products p
+        WHERE btrim(p.master_product_no) <> '' AND btrim(p.color) <> ''
+     ), colourways AS (
+       SELECT key,
+              (array_agg(brand_code ORDER BY sku COLLATE "C") FILTER (WHERE btrim(brand_code) <> ''))[1] AS brand_code,
+              bool_or(coalesce(blocked, false)) AS blocked,
+              bool_or(category IN (SELECT code FROM below)) AS in_category
+         FROM keyed GROUP BY key
+     ), shown AS (
+       SELECT c.key FROM colourways c, acct
+        WHERE NOT c.blocked AND ($2::text IS NULL OR c.in_category) AND ${visible('c.brand_code')}
+     ), page AS (
+       SELECT key FROM shown ORDER BY key COLLATE "C" LIMIT $3 OFFSET $4
+     )
+     SELECT EXISTS (SELECT 1 FROM acct) AS account,
+            (SELECT count(*) FROM shown)::integer AS total,
+            (SELECT coalesce(json_agg(json_build_object(
+                      'sku', p.sku, 'masterProductNo', p.master_product_no, 'name', p.name, 'description', p.description,
+                      'blocked', p.blocked, 'category', p.category, 'size', p.size, 'color', p.color,
+                      'stratificationCode', p.stratification_code, 'gender', p.gender, 'brandCode', p.brand_code,
+                      'styleDescription', p.style_description, 'fabricComposition', p.fabric_composition)), '[]')
+               FROM page JOIN keyed k ON k.key = page.key JOIN products p ON p.sku = k.sku) AS variants`,
+    [query.accountNo, query.category ?? null, query.limit, query.offset],
+  );
+  const row = rows[0];
+  return row === undefined ? { account: false, total: 0, variants: [] } : row;
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { publicCallerOf } from '../../platform/http/public-auth.js';
+import { ProblemSchema } from '../../platform/http/problem.js';
+import { parseBrowseParams, parseSearchParams, parseSuggestParams } from './search.params.js';
+import {
+  BrowseQuerySchema, BrowseResponseSchema, SearchQuerySchema, SearchResponseSchema, SuggestQuerySchema, SuggestResponseSchema,
+} from './search.schemas.js';
+import { browse, search, suggest, type SearchDeps } from './search.service.js';
+
+const PROBLEMS = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
+
+const CUSTOMER_HEADER_SCHEMA = {
+  type: 'object',
+  properties: { 'x-customer-no': { type: 'string', description: 'The account to answer for; required with an integrator key, ignored with a customer key' } },
+};
+
+/**
+ * GET /search, /suggest and /products inside the public scope (API key + rate limit). The query
+ * strings are read by search.params.ts, not by the routes' schemas, so that unknown parameters are
+ * ignored and every bad one is named in one 400; the schemas document them and serialise answers.
+ */
+export async function searchRoutes(app: FastifyInstance, deps: SearchDeps): Promise<void> {
+  const common = { tags: ['public'], security: [{ publicApiKey: [] }], headers: CUSTOMER_HEADER_SCHEMA };
+  const passThrough = () => (value: unknown) => ({ value });
+
+  app.get('/search', {
+    schema: {
+      ...common,
+      summary: 'Search the colourways the account may see, with disjunctive facets, typo tolerance and paging',
+      querystring: SearchQuerySchema,
+      response: { 200: SearchResponseSchema, ...PROBLEMS },
+    },
+    validatorCompiler: passThrough,
+  }, async (request) => search(deps, publicCallerOf(request).accountNo, parseSearchParams(request.query as Record<string, unknown>)));
+
+  app.get('/suggest', {
+    schema: {
+      ...common,
+      summary: 'Typeahead: products whose Description, Brand, ProductNo or Colour contain what was typed',
+      querystring: SuggestQuerySchema,
+      response: { 200: SuggestResponseSchema, ...PROBLEMS },
+    },
+    validatorCompiler: passThrough,
+  }, async (request) => suggest(deps, publicCallerOf(request).accountNo, parseSuggestParams(request.query as Record<string, unknown>)));
+
+  app.get('/products', {
+    schema: {
+      ...common,
+      summary: 'Browse the colourways of a category and its descendants, read from the product tables',
+      querystring: BrowseQuerySchema,
+      response: { 200: BrowseResponseSchema, ...PROBLEMS },
+    },
+    validatorCompiler: passThrough,
+  }, async (request) => browse(deps, publicCallerOf(request).accountNo, parseBrowseParams(request.query as Record<string, unknown>)));
+}
