@@ -61,8 +61,11 @@ const WARM_UP_S = 2;
 /** About this long per slice of the timed run, with a pause before each (`runAlternating`). */
 const SLICE_S = 2;
 const SLICE_PAUSE_MS = 300;
-/** Requests of the mixes in flight at once while their answers are checked (not timed). */
-const CHECK_CONCURRENCY = 4;
+/**
+ * The mixes' requests are checked one at a time, so each one's latency there is its cost alone
+ * (reported per kind, to show which kinds of query are dear; the timed load is what counts).
+ */
+const CHECK_CONCURRENCY = 1;
 /** How often a freshness change's search is repeated until it shows the change. */
 const FRESH_POLL_MS = 25;
 /** A change not seen after this long counts at what it waited, and fails the goal. */
@@ -86,14 +89,15 @@ async function getJson<T>(url: string, headers: Readonly<Record<string, string>>
   return JSON.parse(text) as T;
 }
 
-/** Per kind of request: how many were sent and how many found anything. */
-type FoundStats<K extends string> = Record<K, { requests: number; found: number }>;
+/** Per kind of request, in the checking pass: how many were sent, how many found anything, and each one's latency alone. */
+interface KindStats { requests: number; found: number; latenciesMs: number[] }
+type KindsStats<K extends string> = Record<K, KindStats>;
 
-function foundStats<K extends string>(kinds: readonly K[]): FoundStats<K> {
-  return Object.fromEntries(kinds.map((k) => [k, { requests: 0, found: 0 }])) as FoundStats<K>;
+function kindsStats<K extends string>(kinds: readonly K[]): KindsStats<K> {
+  return Object.fromEntries(kinds.map((k): [K, KindStats] => [k, { requests: 0, found: 0, latenciesMs: [] }])) as KindsStats<K>;
 }
 
-const share = (s: { requests: number; found: number }) => (s.requests === 0 ? 0 : s.found / s.requests);
+const share = (s: KindStats) => (s.requests === 0 ? 0 : s.found / s.requests);
 
 interface Freshness { latenciesMs: number[]; timeouts: number; polls: number }
 
@@ -188,22 +192,28 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const foreign = [...brands].filter((b) => !filters[account.label].brand.includes(b));
     if (foreign.length > 0) throw new Error(`the Brand facet of ${account.label} offers ${foreign.join(', ')}, which it may not see`);
   }
-  const searchFound = foundStats(Object.keys(SEARCH_KIND_SHARES) as SearchKind[]);
-  const suggestFound = foundStats(Object.keys(SUGGEST_KIND_SHARES) as SuggestKind[]);
+  const searchFound = kindsStats(Object.keys(SEARCH_KIND_SHARES) as SearchKind[]);
+  const suggestFound = kindsStats(Object.keys(SUGGEST_KIND_SHARES) as SuggestKind[]);
   const unseen = (label: AccountLabel, ids: readonly string[]) => ids.filter((id) => !visibleIds[label].has(id));
-  await runPhase(searchMix, CHECK_CONCURRENCY, () => 1, async (r) => {
+  const searchCheck = await runPhase(searchMix, CHECK_CONCURRENCY, () => 1, async (r) => {
+    const started = performance.now();
     const answer = await getJson<SearchAnswer>(url('/search', r.params), headersOf[r.account]);
+    const stats = searchFound[r.kind];
+    stats.latenciesMs.push(performance.now() - started);
     const wrong = unseen(r.account, answer.data.map((d) => d.id));
     if (wrong.length > 0) throw new Error(`search ${queryPath('', r.params)} as ${r.account} answered ${wrong.join(', ')}, which it may not see`);
-    searchFound[r.kind].requests += 1;
-    if (answer.total > 0) searchFound[r.kind].found += 1;
+    stats.requests += 1;
+    if (answer.total > 0) stats.found += 1;
   });
-  await runPhase(suggestMix, CHECK_CONCURRENCY, () => 1, async (r) => {
+  const suggestCheck = await runPhase(suggestMix, CHECK_CONCURRENCY, () => 1, async (r) => {
+    const started = performance.now();
     const answer = await getJson<SuggestAnswer>(url('/suggest', r.params), headersOf[r.account]);
+    const stats = suggestFound[r.kind];
+    stats.latenciesMs.push(performance.now() - started);
     const wrong = unseen(r.account, answer.data.map((d) => d.id));
     if (wrong.length > 0) throw new Error(`suggest ${queryPath('', r.params)} as ${r.account} answered ${wrong.join(', ')}, which it may not see`);
-    suggestFound[r.kind].requests += 1;
-    if (answer.data.length > 0) suggestFound[r.kind].found += 1;
+    stats.requests += 1;
+    if (answer.data.length > 0) stats.found += 1;
   });
   // A bench whose words find nothing would time empty answers; typos and filter combinations may miss now and then.
   for (const kind of ['word', 'productNo', 'empty'] as const) {
@@ -290,7 +300,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const value = cpuPerRequestMs(timed[p].meters[meter], timed[p].load);
     return [p, value === undefined ? null : round(value, 2)];
   }));
-  const shares = <K extends string>(stats: FoundStats<K>) => Object.fromEntries(Object.entries(stats).map(([k, s]) => [k, round(share(s as { requests: number; found: number }), 3)]));
+  const kindsJson = <K extends string>(stats: KindsStats<K>) => Object.fromEntries((Object.entries(stats) as Array<[K, KindStats]>).map(([k, s]) => [k, {
+    requests: s.requests, found_share: round(share(s), 3), alone_p50_ms: round(percentile(s.latenciesMs, 50), 1), alone_max_ms: round(Math.max(0, ...s.latenciesMs), 1),
+  }]));
 
   const json = {
     scenario: 'search',
@@ -326,8 +338,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     duration_s: durationS,
     server_cpu_ms_per_request: cpuJson('cpuS'),
     postgres_cpu_ms_per_request: cpuJson('dbCpuS'),
-    search_found_share: shares(searchFound),
-    suggest_found_share: shares(suggestFound),
+    // The checking pass, one request at a time: per kind of request, the share that found something and the latency alone.
+    search_kinds: kindsJson(searchFound),
+    suggest_kinds: kindsJson(suggestFound),
     peak_rss_mb: peakRssMb === undefined ? null : round(peakRssMb, 1),
     foreign_cpu_max: foreignMax === undefined ? null : round(foreignMax, 3),
   };
@@ -345,8 +358,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     ].join('');
   };
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
-  const kindShares = <K extends string>(stats: FoundStats<K>) =>
-    Object.entries(stats).map(([k, s]) => `${k} ${pct(share(s as { requests: number; found: number }))}`).join(', ');
+  const kindLines = <K extends string>(stats: KindsStats<K>) => (Object.entries(stats) as Array<[K, KindStats]>).map(([k, s]) =>
+    `    ${k.padEnd(14)}${String(s.requests).padStart(5)}${pct(share(s)).padStart(9)}${`${percentile(s.latenciesMs, 50).toFixed(1)} / ${Math.max(0, ...s.latenciesMs).toFixed(1)}`.padStart(22)}`);
+  const kindHeader = (label: string) => `  ${label.padEnd(16)}${'sent'.padStart(5)}${'found'.padStart(9)}${'alone ms p50 / max'.padStart(22)}`;
   const levels = (code: string | null | undefined): number => {
     const parent = data.categories.find((c) => c.code === code);
     return parent === undefined ? 0 : 1 + levels(parent.parentCode);
@@ -374,8 +388,12 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     '',
     `Checks: every account's empty search counts exactly the documents it may see; every answer of the mixes 200 with only visible documents; ` +
       `every timed response 2xx (${n(search.requests)} search, ${n(ceiling.requests)} ceiling, ${n(suggest.requests)} suggest); the ceiling finds nothing`,
-    `  searches that found something: ${kindShares(searchFound)}`,
-    `  suggests that found something: ${kindShares(suggestFound)}`,
+    `  the mixes' requests one at a time (searches ${(searchCheck.ms / 1000).toFixed(1)} s, suggests ${(suggestCheck.ms / 1000).toFixed(1)} s): ` +
+      'per kind, the share that found something and the latency of a request alone',
+    kindHeader('search'),
+    ...kindLines(searchFound),
+    kindHeader('suggest'),
+    ...kindLines(suggestFound),
     foreignNote,
     `service peak RSS (VmHWM, the whole run): ${peakRssMb === undefined ? 'n/a (no /proc)' : `${peakRssMb.toFixed(1)} MiB`}`,
     'CPU ms/req: CPU time per request of the service process and of the PostgreSQL server (every process of it; "?" when it runs elsewhere)',
