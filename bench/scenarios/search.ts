@@ -329,6 +329,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     fresh_changes: changes.length,
     fresh_max_ms: round(freshMax, 1),
     fresh_timeouts: freshness.timeouts,
+    fresh_searches: freshness.polls,
     search_p50_ms: search.p50Ms,
     suggest_p50_ms: suggest.p50Ms,
     ceiling_p50_ms: ceiling.p50Ms,
