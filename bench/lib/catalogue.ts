@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
+import type { CategoryItem, ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
 import { REPO_ROOT } from './paths.js';
 
 /**
@@ -14,8 +14,7 @@ interface LumaVariant extends ProductItem {
   categoryName?: string;
 }
 
-/** The Luma variants as integration items (`categoryName`, the source's category path, is not an interface field and is left out). */
-export function loadLumaCatalogue(file = LUMA_CATALOGUE_PATH): ProductItem[] {
+function readLuma(file: string): LumaVariant[] {
   if (!fs.existsSync(file)) {
     throw new Error(`The Luma catalogue is missing: expected it at ${file} (see ../shared/data/README.md).`);
   }
@@ -23,7 +22,44 @@ export function loadLumaCatalogue(file = LUMA_CATALOGUE_PATH): ProductItem[] {
   if (!Array.isArray(parsed.products) || parsed.products.length === 0) {
     throw new Error(`${file} has no products array`);
   }
-  return parsed.products.map(({ categoryName: _categoryName, ...item }) => item);
+  return parsed.products;
+}
+
+/** The Luma variants as integration items (`categoryName`, the source's category path, is not an interface field and is left out). */
+export function loadLumaCatalogue(file = LUMA_CATALOGUE_PATH): ProductItem[] {
+  return readLuma(file).map(({ categoryName: _categoryName, ...item }) => item);
+}
+
+/** The category tree of the Luma catalogue (`categoryTree` of its variants). */
+export function loadLumaCategories(file = LUMA_CATALOGUE_PATH): CategoryItem[] {
+  return categoryTree(readLuma(file));
+}
+
+/**
+ * The categories a catalogue's variants imply, as `PUT /api/admin/categories` items: each variant's
+ * `category` code names the path in its `categoryName` ("Men/Tops/Hoodies & Sweatshirts" for
+ * MEN-TOPS-HOODIES), and each ancestor's code is the code's leading segments (MEN-TOPS "Tops" under
+ * MEN "Men"). Parents before children (by depth, then code). A code whose segments do not match its
+ * path, or a code given two names, is an error: the tree would not be the one the data means.
+ */
+export function categoryTree(variants: ReadonlyArray<{ category?: string | null; categoryName?: string | null }>): CategoryItem[] {
+  const byCode = new Map<string, { item: CategoryItem; depth: number }>();
+  for (const { category, categoryName } of variants) {
+    if (!category || !categoryName) continue;
+    const codes = category.split('-');
+    const names = categoryName.split('/');
+    if (codes.length !== names.length) throw new Error(`category ${category} has ${codes.length} code segments but the path "${categoryName}" has ${names.length}`);
+    codes.forEach((_, depth) => {
+      const code = codes.slice(0, depth + 1).join('-');
+      const item: CategoryItem = { code, name: names[depth] as string, parentCode: depth === 0 ? null : codes.slice(0, depth).join('-') };
+      const known = byCode.get(code);
+      if (known === undefined) byCode.set(code, { item, depth });
+      else if (known.item.name !== item.name) throw new Error(`category ${code} is named both "${known.item.name}" and "${item.name}"`);
+    });
+  }
+  return [...byCode.values()]
+    .sort((a, b) => a.depth - b.depth || (a.item.code < b.item.code ? -1 : 1))
+    .map(({ item }) => item);
 }
 
 /** Small deterministic PRNG (mulberry32), so every run generates the same catalogue. */

@@ -1,7 +1,8 @@
 /**
  * Integration-surface client for the benchmarks: PUT pre-serialised envelopes with Node's fetch
  * (undici, keep-alive), and insist that every item of every batch was accepted — a benchmark of
- * rejected items would measure nothing.
+ * rejected items would measure nothing. The admin surface (`/api/admin`, reference data) takes the
+ * same envelope.
  */
 export interface EnvelopeBatch {
   /** The serialised envelope `{source, data}`, built once before timing so the client's own JSON work is not measured. */
@@ -15,8 +16,10 @@ export function serialiseEnvelope(data: readonly unknown[], source = 'portway-be
 
 interface BatchAnswer { data?: Array<{ key: string; outcome: string; errors?: unknown }> }
 
-export async function putBatch(baseUrl: string, path: string, token: string, batch: EnvelopeBatch): Promise<void> {
-  const response = await fetch(`${baseUrl}/api/integration${path}`, {
+export async function putBatch(
+  baseUrl: string, path: string, token: string, batch: EnvelopeBatch, surface: '/api/integration' | '/api/admin' = '/api/integration',
+): Promise<void> {
+  const response = await fetch(`${baseUrl}${surface}${path}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: batch.body,

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { MAX_BATCH_ITEMS, prepareBatch, type BatchDefinition } from '../../src/platform/http/envelope.js';
 import { createPool, withTransaction, type Pool, type Queryable } from '../../src/platform/db/pool.js';
-import { ForeignCpuMonitor, isLocalPostgres, parentPid } from './machine.js';
+import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster } from './machine.js';
 import { putBatch, serialiseEnvelope, type EnvelopeBatch } from './http.js';
 import type { BenchContext, ScenarioResult } from './scenario.js';
 import { startServer } from './server.js';
@@ -38,8 +38,6 @@ import { formatRate, median, ownCpuSeconds, percentile, round, runPhase, type Ph
  */
 
 export const DEFAULT_ROUNDS = 3;
-/** Above this share of the machine's CPU used by other processes during a timed phase, the figures are flagged. */
-const FOREIGN_CPU_WARNING = 0.1;
 
 /** The options every ingest scenario takes; a scenario may add its own. */
 export const INGEST_OPTIONS: Readonly<Record<string, string>> = {
@@ -199,9 +197,7 @@ export async function runIngest<TItem>(
   const [version] = await query<{ server_version: string }>(pool, 'SHOW server_version');
   // This process's tree holds the service and an embedded PostgreSQL; a local external server is added by its postmaster.
   const monitor = new ForeignCpuMonitor();
-  const [backend] = await query<{ pid: number }>(pool, 'SELECT pg_backend_pid() AS pid');
-  const postmaster = backend ? parentPid(backend.pid) : undefined;
-  if (postmaster !== undefined && isLocalPostgres(postmaster)) monitor.addRoot(postmaster);
+  monitor.addRoot(await localPostmaster(pool));
 
   ctx.progress('starting the service (node bin/portway.js serve)');
   const server = await startServer({ databaseUrl: database.url });
@@ -293,10 +289,7 @@ export async function runIngest<TItem>(
   const usedNote = used.length === rounds.length
     ? `median of ${rounds.length} round${rounds.length === 1 ? '' : 's'}`
     : `median of the ${used.length} quiet round${used.length === 1 ? '' : 's'} (${used.map((r) => rounds.indexOf(r) + 1).join(', ')}) of ${rounds.length}`;
-  const foreignNote = foreignMax === undefined
-    ? 'other processes\' CPU use during the timed phases: unknown (no /proc)'
-    : `other processes used at most ${(foreignMax * 100).toFixed(1)} % of the machine's CPU during a timed phase of the rounds used` +
-      (foreignMax > FOREIGN_CPU_WARNING ? ' — WARNING: the machine was busy, the figures are skewed; run again on a quiet machine' : '');
+  const foreignNote = foreignCpuNote(foreignMax, foreignMax === undefined ? 'the timed phases' : 'a timed phase of the rounds used');
   if (foreignMax !== undefined && foreignMax > FOREIGN_CPU_WARNING) ctx.progress(foreignNote);
 
   type Phase = 'first' | 'resend';

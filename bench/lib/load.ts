@@ -1,23 +1,24 @@
 import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Closed-loop HTTP load with autocannon's programmatic API: `connections` keep-alive connections,
  * each sending its next request as soon as the previous answer arrived, for `durationS` seconds.
- * The request bodies are rotated per request (every connection walks the same list), so the
- * server sees many different key lists rather than one it could cache.
+ * The requests are rotated (every connection walks the same list), so the server sees many
+ * different key lists or queries rather than one it could cache.
  *
  * autocannon ships no type declarations and the bench may not add packages, so the part of its API
  * used here is typed below and the module is loaded through `require`.
  */
 
-interface AutocannonRequest { path: string; body: string }
+interface AutocannonRequest { method: 'GET' | 'POST'; path: string; body?: string; headers?: Record<string, string> }
 
 interface AutocannonOptions {
   url: string;
   connections: number;
   duration: number;
-  method: 'POST';
   headers: Record<string, string>;
+  /** Each request's headers are laid over `headers`. */
   requests: AutocannonRequest[];
   /** Seconds before a request counts as a timeout. */
   timeout: number;
@@ -57,10 +58,25 @@ type Autocannon = (options: AutocannonOptions, done: (error: Error | null, resul
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
+/** One request of the rotation: a GET of a path (with its query), or a POST of a JSON body. */
+export interface LoadRequest {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  /** A JSON body, serialised once beforehand so the load generator sends bytes, not objects. */
+  readonly body?: string;
+  /** Headers of this request only (another account's key), laid over the load's own. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** POSTs of each body to one path, in order. */
+export function postRequests(path: string, bodies: readonly string[]): LoadRequest[] {
+  return bodies.map((body) => ({ method: 'POST', path, body }));
+}
+
 export interface LoadOptions {
   readonly baseUrl: string;
-  readonly path: string;
-  readonly bodies: readonly string[];
+  readonly requests: readonly LoadRequest[];
+  /** Headers of every request. */
   readonly headers: Readonly<Record<string, string>>;
   readonly connections: number;
   readonly durationS: number;
@@ -118,9 +134,14 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       url: options.baseUrl,
       connections: options.connections,
       duration: options.durationS,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...options.headers },
-      requests: options.bodies.map((body) => ({ path: options.path, body })),
+      headers: { ...options.headers },
+      requests: options.requests.map(({ method, path, body, headers }) => ({
+        method,
+        path,
+        ...(body === undefined ? {} : { body }),
+        // A GET sends no body, so it names no content type.
+        ...(body === undefined && headers === undefined ? {} : { headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }),
+      })),
       timeout: 30,
     }, (error, result) => {
       if (error) {
@@ -179,4 +200,71 @@ export function expectAllOk(result: LoadResult, label: string, logTail: () => st
     `${label}: ${result.requests} responses, ${non2xx} not 2xx, ${errors} errors, ${timeouts} timeouts ` +
     `(status codes ${JSON.stringify(statusCodes)}); the figures would be meaningless.\nServer log:\n${logTail()}`,
   );
+}
+
+/**
+ * The order of the paths in each slice of an alternating run: as given in even slices, reversed in
+ * odd ones (A B, B A, A B …; A B C, C B A, A B C …), so every path runs as often early in a round as
+ * late, and a drift of the machine's speed weighs on all of them alike.
+ */
+export function sliceOrder<K>(paths: readonly K[], slice: number): K[] {
+  return slice % 2 === 0 ? [...paths] : [...paths].reverse();
+}
+
+/** Slices of a run of `durationS` seconds per path: about `sliceS` each, at least two (one in each order). */
+export function sliceCount(durationS: number, sliceS: number): number {
+  return Math.max(2, Math.round(durationS / sliceS));
+}
+
+export interface AlternatingOptions<K extends string, M extends string> {
+  readonly paths: readonly K[];
+  /** Seconds of load per path, taken in slices of about `sliceS`. */
+  readonly durationS: number;
+  readonly sliceS: number;
+  /**
+   * A pause before each slice, so that what a process does after its load stops (the collector's
+   * concurrent sweeping, PostgreSQL's background writers) is not counted against the next path.
+   */
+  readonly pauseMs: number;
+  /** One slice of one path's load, `seconds` long; it checks its own answers (`expectAllOk`). */
+  run(path: K, seconds: number, slice: number): Promise<LoadResult>;
+  /** Counters (CPU seconds of a process) read before and after each slice, their deltas summed per path; undefined when unknown. */
+  readonly meters: Readonly<Record<M, (path: K) => number | undefined>>;
+}
+
+export interface AlternatingResult<M extends string> {
+  /** The path's slices as one run (`combineLoads`). */
+  readonly load: LoadResult;
+  /** Each meter's sum over the path's slices, or undefined when any reading was unknown. */
+  readonly meters: Readonly<Record<M, number | undefined>>;
+}
+
+/**
+ * Several paths timed in alternating slices (`sliceOrder`), each path's slices summed into one run
+ * of `durationS` seconds: the speed of a shared machine drifts, and every path then sees the same
+ * drift (docs/decisions.md, "Bench timing in slices").
+ */
+export async function runAlternating<K extends string, M extends string>(options: AlternatingOptions<K, M>): Promise<Record<K, AlternatingResult<M>>> {
+  const slices = sliceCount(options.durationS, options.sliceS);
+  const seconds = options.durationS / slices;
+  const meterNames = Object.keys(options.meters) as M[];
+  const sides = new Map(options.paths.map((path) => [path, {
+    parts: [] as LoadResult[],
+    meters: Object.fromEntries(meterNames.map((m) => [m, 0])) as Record<M, number | undefined>,
+  }]));
+  for (let slice = 0; slice < slices; slice += 1) {
+    for (const path of sliceOrder(options.paths, slice)) {
+      const side = sides.get(path) as { parts: LoadResult[]; meters: Record<M, number | undefined> };
+      await sleep(options.pauseMs);
+      const before = meterNames.map((m) => options.meters[m](path));
+      side.parts.push(await options.run(path, seconds, slice));
+      meterNames.forEach((m, i) => {
+        const start = before[i];
+        const end = options.meters[m](path);
+        const sum = side.meters[m];
+        side.meters[m] = start === undefined || end === undefined || sum === undefined ? undefined : sum + end - start;
+      });
+    }
+  }
+  return Object.fromEntries([...sides].map(([path, side]) => [path, { load: combineLoads(side.parts), meters: side.meters }])) as Record<K, AlternatingResult<M>>;
 }

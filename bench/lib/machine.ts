@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import type { Queryable } from '../../src/platform/db/pool.js';
 
 /**
  * How much of the machine's CPU went to processes other than the benchmark's own (this process,
@@ -83,6 +84,27 @@ export function parentPid(pid: number): number | undefined {
 /** True when `pid` is a postgres process on this machine (a remote server's pid means nothing here). */
 export function isLocalPostgres(pid: number): boolean {
   return (readProc(`/proc/${pid}/cmdline`) ?? '').includes('postgres');
+}
+
+/**
+ * The postmaster of the PostgreSQL server behind `db`, when that server runs on this machine: the
+ * root of its process tree, for its CPU time (`treeCpuSeconds`) and as one of the benchmark's own
+ * roots (`ForeignCpuMonitor.addRoot`). Undefined for a remote server or without /proc.
+ */
+export async function localPostmaster(db: Queryable): Promise<number | undefined> {
+  const { rows: [backend] } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const parent = backend ? parentPid(backend.pid) : undefined;
+  return parent !== undefined && isLocalPostgres(parent) ? parent : undefined;
+}
+
+/** Above this share of the machine's CPU used by other processes during a timed phase, the figures are flagged. */
+export const FOREIGN_CPU_WARNING = 0.1;
+
+/** The report's line on other processes' CPU use (`ForeignCpuMonitor`) during `phases`, with a warning when it passed FOREIGN_CPU_WARNING. */
+export function foreignCpuNote(max: number | undefined, phases: string): string {
+  if (max === undefined) return `other processes' CPU use during ${phases}: unknown (no /proc)`;
+  return `other processes used at most ${(max * 100).toFixed(1)} % of the machine's CPU during ${phases}` +
+    (max > FOREIGN_CPU_WARNING ? ' — WARNING: the machine was busy, the figures are skewed; run again on a quiet machine' : '');
 }
 
 interface Snapshot { busy: number; ours: Map<number, number> }

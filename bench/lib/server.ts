@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { loadConfig } from '../../src/config.js';
-import { mintIntegrationToken } from '../../src/platform/http/integration-auth.js';
+import { ADMIN_SCOPE, mintIntegrationToken } from '../../src/platform/http/integration-auth.js';
 import { REPO_ROOT } from './paths.js';
 
 /**
@@ -25,6 +25,8 @@ export interface RunningServer {
   readonly logFile: string;
   /** A bearer token the server accepts (scope integration:write). */
   readonly token: string;
+  /** A bearer token for the admin surface (`/api/admin`, scope admin), as `portway token mint --scope admin` makes one. */
+  readonly adminToken: string;
   /** Peak resident set size so far in MiB (VmHWM), or undefined where /proc is not available. */
   peakRssMb(): number | undefined;
   /** Current resident set size in MiB (VmRSS), or undefined where /proc is not available. */
@@ -105,7 +107,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...options.env,
   };
   for (const name of JWT_KEY_VARIABLES) delete env[name];
-  const token = await mintIntegrationToken(loadConfig(env), { ttlSeconds: 6 * 3600, subject: 'portway-bench' });
+  const config = loadConfig(env);
+  const token = await mintIntegrationToken(config, { ttlSeconds: 6 * 3600, subject: 'portway-bench' });
+  const adminToken = await mintIntegrationToken(config, { scope: ADMIN_SCOPE, ttlSeconds: 6 * 3600, subject: 'portway-bench' });
 
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const command = options.command ?? [path.join(REPO_ROOT, 'bin/portway.js'), 'serve'];
@@ -156,6 +160,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     pid,
     logFile,
     token,
+    adminToken,
     peakRssMb: () => {
       const kb = procStatusKb(pid, 'VmHWM');
       return kb === undefined ? undefined : kb / 1024;

@@ -3,12 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_RATE_LIMIT, createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createPool, type Pool } from '../../src/platform/db/pool.js';
 import { positiveIntegerOption } from '../lib/ingest.js';
-import { combineLoads, expectAllOk, runLoad, type LoadResult } from '../lib/load.js';
+import { expectAllOk, postRequests, runAlternating, runLoad, type LoadResult } from '../lib/load.js';
 import {
   ACCOUNT_ALLOWED_BRANDS, ACCOUNT_INDENT_BRANDS, LOOKUP_BRANDS, buildBodies, buildLookupData, loadLookupData, type LookupKind, type RequestBodies,
 } from '../lib/lookup-data.js';
 import { BASELINE_PREFIX, LOOKUP_SERVER_ENTRY } from '../lib/lookup-paths.js';
-import { ForeignCpuMonitor, isLocalPostgres, parentPid, treeCpuSeconds } from '../lib/machine.js';
+import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster, treeCpuSeconds } from '../lib/machine.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
 import { startServer, type RunningServer } from '../lib/server.js';
 import { formatRate, round } from '../lib/timing.js';
@@ -63,12 +63,8 @@ const DEFAULT_BODIES_PER_KIND = 64;
 const DEFAULT_COLD_BODIES_PER_KIND = 3_000;
 const KEYS_PER_REQUEST = 100;
 const WARM_UP_S = 2;
-/** About this long per slice of a timed run (`timedPair`). */
+/** About this long per slice of a timed run (`timedPair`), with a pause before each (`runAlternating`). */
 const SLICE_S = 2;
-/**
- * A pause before each slice, so that what a process does after its load stops (the collector's
- * concurrent sweeping, PostgreSQL's background writers) is not counted against the other path.
- */
 const SLICE_PAUSE_MS = 300;
 /** Sequential requests per query-count phase. */
 const QUERY_COUNT_REQUESTS = 100;
@@ -77,7 +73,6 @@ const QUERY_COUNT_REQUESTS = 100;
  * otherwise after PGSTAT_IDLE_INTERVAL (10 s). Waiting a little longer makes the counts complete.
  */
 const STATS_FLUSH_WAIT_MS = 11_500;
-const FOREIGN_CPU_WARNING = 0.1;
 /** Goals of the issue. */
 const RATIO_GOAL = 0.4;
 const P99_GOAL_MS = 50;
@@ -226,9 +221,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const counts = await loadLookupData(pool, data, ctx.progress);
   const [version] = (await pool.query<{ server_version: string }>('SHOW server_version')).rows;
   const monitor = new ForeignCpuMonitor();
-  const [backend] = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
-  const parent = backend ? parentPid(backend.pid) : undefined;
-  const postmaster = parent !== undefined && isLocalPostgres(parent) ? parent : undefined;
+  const postmaster = await localPostmaster(pool);
   monitor.addRoot(postmaster);
   const databaseCpuSeconds = () => (postmaster === undefined ? undefined : treeCpuSeconds(postmaster));
 
@@ -242,8 +235,6 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const baselineServer = await start();
   ctx.defer(() => baselineServer.stop());
 
-  const delta = (before: number | undefined, after: number | undefined) =>
-    (before !== undefined && after !== undefined ? after - before : undefined);
   let perRequestOne = NaN;
   let perRequestHundred = NaN;
 
@@ -281,39 +272,25 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
       const target = (which: 'lookup' | 'baseline') => (which === 'lookup' ? server : baselineServer);
       const load = (kind: LookupKind, which: 'lookup' | 'baseline', seconds: number) => runLoad({
-        baseUrl: target(which).baseUrl, path: PATHS[kind][which], bodies: bodies[kind].bodies, headers, connections, durationS: seconds,
+        baseUrl: target(which).baseUrl, requests: postRequests(PATHS[kind][which], bodies[kind].bodies), headers, connections, durationS: seconds,
       });
       /**
        * The lookup and the baseline in alternating slices (lookup, baseline, baseline, lookup, …),
        * each path's slices summed into one run of --duration seconds: the machine's speed drifts
        * (other tenants of the host), and both paths then see the same drift.
        */
-      const timedPair = async (kind: LookupKind) => {
-        const slices = Math.max(2, Math.round(durationS / SLICE_S));
-        const sliceS = durationS / slices;
-        const sides = {
-          lookup: { parts: [] as LoadResult[], cpuS: 0 as number | undefined, dbCpuS: 0 as number | undefined },
-          baseline: { parts: [] as LoadResult[], cpuS: 0 as number | undefined, dbCpuS: 0 as number | undefined },
-        };
-        const add = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a + b);
-        for (let i = 0; i < slices; i += 1) {
-          for (const which of i % 2 === 0 ? ['lookup', 'baseline'] as const : ['baseline', 'lookup'] as const) {
-            const side = sides[which];
-            await sleep(SLICE_PAUSE_MS);
-            const cpuBefore = target(which).cpuSeconds();
-            const dbBefore = databaseCpuSeconds();
-            const result = await load(kind, which, sliceS);
-            side.cpuS = add(side.cpuS, delta(cpuBefore, target(which).cpuSeconds()));
-            side.dbCpuS = add(side.dbCpuS, delta(dbBefore, databaseCpuSeconds()));
-            expectAllOk(result, `${mix} ${which} ${PATHS[kind].label}, slice ${i + 1}`, () => target(which).logTail());
-            side.parts.push(result);
-          }
-        }
-        const combined = (which: 'lookup' | 'baseline') => ({
-          result: combineLoads(sides[which].parts), cpuS: sides[which].cpuS, dbCpuS: sides[which].dbCpuS,
-        });
-        return { lookup: combined('lookup'), baseline: combined('baseline') };
-      };
+      const timedPair = (kind: LookupKind) => runAlternating({
+        paths: ['lookup', 'baseline'] as const,
+        durationS,
+        sliceS: SLICE_S,
+        pauseMs: SLICE_PAUSE_MS,
+        run: async (which, seconds, slice) => {
+          const result = await load(kind, which, seconds);
+          expectAllOk(result, `${mix} ${which} ${PATHS[kind].label}, slice ${slice + 1}`, () => target(which).logTail());
+          return result;
+        },
+        meters: { cpuS: (which) => target(which).cpuSeconds(), dbCpuS: () => databaseCpuSeconds() },
+      });
 
       const kinds = {} as Record<LookupKind, KindResult>;
       for (const kind of ['sku', 'ean'] as const) {
@@ -324,12 +301,12 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
         const stopMonitor = monitor.start();
         const { lookup, baseline } = await timedPair(kind);
         kinds[kind] = {
-          lookup: lookup.result,
-          baseline: baseline.result,
-          lookupCpuS: lookup.cpuS,
-          baselineCpuS: baseline.cpuS,
-          lookupDbCpuS: lookup.dbCpuS,
-          baselineDbCpuS: baseline.dbCpuS,
+          lookup: lookup.load,
+          baseline: baseline.load,
+          lookupCpuS: lookup.meters.cpuS,
+          baselineCpuS: baseline.meters.cpuS,
+          lookupDbCpuS: lookup.meters.dbCpuS,
+          baselineDbCpuS: baseline.meters.dbCpuS,
           foreignCpu: stopMonitor(),
           answers: answers[kind],
         };
@@ -345,10 +322,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const foreign = (['hot', 'cold'] as const).flatMap((m) => (['sku', 'ean'] as const).map((k) => mixes[m].kinds[k].foreignCpu))
     .filter((v): v is number => v !== undefined);
   const foreignMax = foreign.length > 0 ? Math.max(...foreign) : undefined;
-  const foreignNote = foreignMax === undefined
-    ? 'other processes\' CPU use during the timed runs: unknown (no /proc)'
-    : `other processes used at most ${(foreignMax * 100).toFixed(1)} % of the machine's CPU during the timed runs` +
-      (foreignMax > FOREIGN_CPU_WARNING ? ' — WARNING: the machine was busy, the figures are skewed; run again on a quiet machine' : '');
+  const foreignNote = foreignCpuNote(foreignMax, 'the timed runs');
   if (foreignMax !== undefined && foreignMax > FOREIGN_CPU_WARNING) ctx.progress(foreignNote);
 
   const ratio = (r: KindResult) => r.lookup.rps / r.baseline.rps;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { combineLoads, type LoadResult } from '../../bench/lib/load.js';
+import { combineLoads, postRequests, runAlternating, sliceCount, sliceOrder, type LoadResult } from '../../bench/lib/load.js';
 
 const part = (latencies: number[], durationS: number, bytesPerS: number, failures: Partial<LoadResult['failures']> = {}): LoadResult => ({
   rps: latencies.length / durationS,
@@ -34,5 +34,49 @@ describe('combineLoads (the lookup bench\'s slices of one path, as one run)', ()
     const ten = Array.from({ length: 10 }, () => 1);
     const combined = combineLoads([part(ten, 1, 0), part(ten, 1, 0, { non2xx: 2, timeouts: 1, statusCodes: { 200: 8, 503: 2 } })]);
     assert.deepEqual(combined.failures, { non2xx: 2, errors: 0, timeouts: 1, statusCodes: { 200: 18, 503: 2 } });
+  });
+});
+
+describe('alternating slices (several paths timed in turns)', () => {
+  it('runs the paths in order, then reversed: A B, B A for two; A B C, C B A for three', () => {
+    assert.deepEqual([0, 1, 2, 3].map((i) => sliceOrder(['a', 'b'], i).join('')), ['ab', 'ba', 'ab', 'ba']);
+    assert.deepEqual([0, 1, 2].map((i) => sliceOrder(['a', 'b', 'c'], i).join('')), ['abc', 'cba', 'abc']);
+  });
+
+  it('takes slices of about the given length, at least two so each order comes once', () => {
+    assert.equal(sliceCount(10, 2), 5);
+    assert.equal(sliceCount(1, 2), 2);
+    assert.equal(sliceCount(3, 2), 2);
+  });
+
+  it('gives each path its slices combined and its meters summed, unknown when any reading is', async () => {
+    const calls: string[] = [];
+    const clock = { a: 0, b: 0 };
+    const result = await runAlternating({
+      paths: ['a', 'b'] as const,
+      durationS: 4,
+      sliceS: 2,
+      pauseMs: 0,
+      run: async (path, seconds, slice) => {
+        calls.push(`${path}${slice}:${seconds}`);
+        clock[path] += path === 'a' ? 1 : 3;
+        return part([1, 2, 3], seconds, 0);
+      },
+      meters: { cpu: (path) => clock[path], never: () => undefined },
+    });
+    assert.deepEqual(calls, ['a0:2', 'b0:2', 'b1:2', 'a1:2']);
+    assert.equal(result.a.load.requests, 6);
+    assert.equal(result.a.load.durationS, 4);
+    assert.deepEqual(result.a.meters, { cpu: 2, never: undefined });
+    assert.deepEqual(result.b.meters, { cpu: 6, never: undefined });
+  });
+});
+
+describe('postRequests', () => {
+  it('POSTs each body to the path, in order', () => {
+    assert.deepEqual(postRequests('/p', ['{"a":1}', '{"b":2}']), [
+      { method: 'POST', path: '/p', body: '{"a":1}' },
+      { method: 'POST', path: '/p', body: '{"b":2}' },
+    ]);
   });
 });

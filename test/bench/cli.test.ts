@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseIndexRebuild, parseIndexStatus } from '../../bench/lib/cli.js';
+
+/** Reading `portway index rebuild` and `index status` output, as the search bench does (src/cli/search-index.ts prints it). */
+describe('portway index output', () => {
+  it('reads the rebuild\'s generation, document count and seconds', () => {
+    assert.deepEqual(parseIndexRebuild('rebuilt the search index (generation 3): 22989 documents in 41.25 s\n'), { generation: 3, documents: 22989, seconds: 41.25 });
+    assert.throws(() => parseIndexRebuild('something else\n'), /printed no document count: something else/);
+  });
+
+  it('reads the status lines by name', () => {
+    const status = parseIndexStatus('documents\t1082\ngeneration\t2\nwatermark\t1234\nlag_seconds\t0.000\nlast_refresh\t2025-12-01T00:00:00.000Z\n');
+    assert.equal(status.documents, '1082');
+    assert.equal(status.lag_seconds, '0.000');
+    assert.equal(status.last_refresh, '2025-12-01T00:00:00.000Z');
+  });
+});
