@@ -8,12 +8,12 @@ import { chunk } from '../lib/catalogue.js';
 import { parseIndexRebuild, parseIndexStatus, runCli } from '../lib/cli.js';
 import { putBatch, serialiseEnvelope } from '../lib/http.js';
 import { positiveIntegerOption } from '../lib/ingest.js';
-import { expectAllOk, runAlternating, runLoad, type LoadRequest, type LoadResult } from '../lib/load.js';
+import { expectAllOk, runAlternating, runLoad, type AlternatingResult, type LoadRequest, type LoadResult } from '../lib/load.js';
 import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster, treeCpuSeconds } from '../lib/machine.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
 import {
   CEILING_QUERY, SEARCH_ACCOUNTS, SEARCH_KIND_SHARES, SUGGEST_KIND_SHARES, buildSearchData, buildSearchMix, buildSuggestMix, filterValues,
-  freshnessChanges, queryPath, visibleDocuments, type AccountLabel, type FilterValues, type MixRequest, type SearchKind, type SuggestKind,
+  freshnessChanges, queryPath, visibleDocuments, type AccountLabel, type FilterValues, type FreshnessChange, type QueryParams, type SearchKind, type SuggestKind,
 } from '../lib/search-data.js';
 import { startServer, type RunningServer } from '../lib/server.js';
 import { formatRate, percentile, round, runPhase } from '../lib/timing.js';
@@ -23,34 +23,40 @@ import { formatRate, percentile, round, runPhase } from '../lib/timing.js';
  * catalogue expanded to --items generated variants, with the Luma category tree, 24 brands (3
  * restricted) and four accounts, one per kind of brand entitlement (bench/lib/search-data.ts).
  *
- * Process: the service runs as in production (`node bin/portway.js serve`, its search indexer
- * included) on a fresh database. Everything is loaded the way users load it: brands and categories
- * through PUT /api/admin/brands and /categories (an admin-scope token), accounts and products
- * through the integration surface; API keys are created as `portway keys create` creates them
- * (a customer key for the accounts without or with only indent brands, an integrator key naming the
- * others in X-Customer-No). The bench waits until the indexer has indexed every document (the
- * count the service's own `buildDocuments` gives for the data), then:
+ * The service runs as in production (`node bin/portway.js serve`, its search indexer included) on
+ * a fresh database, in two processes one after the other: first with its answer cache off
+ * (SEARCH_CACHE_MAX_MB=0), so the checks see every answer computed and the "uncached" load measures
+ * the queries themselves; then a fresh process as configured by default (cache on), for freshness
+ * and the load whose figures are the JSON's main fields. Everything is loaded the way users load
+ * it: brands and categories through PUT /api/admin/brands and /categories (an admin-scope token),
+ * accounts and products through the integration surface; API keys are created as `portway keys
+ * create` creates them (a customer key for the accounts without lists or with only indent brands,
+ * an integrator key naming the others in X-Customer-No). The bench waits until the indexer has
+ * indexed every document (the count the service's own `buildDocuments` gives for the data), then:
  *
  * 1. Rebuild: `portway index rebuild` against the bench's database, timed from spawn to exit (as an
  *    operator waits for it; the command's own figure is reported too); its document count must be
- *    the expected one.
- *    Then VACUUM (ANALYZE), as autovacuum would do a minute or two later: the figures below are
- *    the steady state's, not those of the moments after a rebuild.
- * 2. Checks, before anything is timed: for each account an empty query lists exactly the documents
- *    it may see (not blocked, entitled brands); every request of the mixes is sent once and must be
- *    answered 200 with only documents the account may see; the "ceiling" query finds nothing.
- * 3. Freshness: --changes product changes (default 100), one after the other, each a PUT
- *    /catalogue/products of the variant whose description is its document's Description, with a
- *    new word of its own first; each is timed from before the PUT until a search for that word
- *    (polled every 25 ms) answers the document.
- * 4. Load: search, the ceiling and suggest, each from --connections connections (default 8, closed
- *    loop, autocannon) for --duration seconds after a warm-up, in alternating slices of about 2 s
- *    (search, ceiling, suggest, suggest, ceiling, search, …) so a drift of the machine's speed
- *    weighs on all three. Search and suggest rotate through their mixes (600 and 400 requests:
- *    words, two words, typos, product numbers, brand names, empty queries, facet filters; prefixes
- *    and infixes; every account by its share); the ceiling is the same search endpoint answering
- *    an empty result (`q=qzxqzv`, no filter, the account without lists): the service's own
- *    ceiling for a search request on this machine, measured in the same run.
+ *    the expected one. Then VACUUM (ANALYZE), as autovacuum would do a minute or two later: the
+ *    figures below are the steady state's, not those of the moments after a rebuild.
+ * 2. Checks, cache off, before anything is timed: for each account an empty query lists exactly the
+ *    documents it may see (not blocked, entitled brands); every request of the mixes is sent once,
+ *    one at a time (its latency alone is reported per kind of request), and must be answered 200
+ *    with only documents the account may see; the "ceiling" query finds nothing.
+ * 3. Load, cache off, then again in the fresh cache-on process: search, the ceiling and suggest,
+ *    each from --connections connections (default 8, closed loop, autocannon) for --duration
+ *    seconds after a warm-up, in alternating slices of about 2 s (search, ceiling, suggest, suggest,
+ *    ceiling, search, …) so a drift of the machine's speed weighs on all three. Search and suggest
+ *    rotate through their mixes (600 and 400 requests: words, two words, typos, product numbers,
+ *    brand names, empty queries, facet filters; prefixes and infixes; every account by its share),
+ *    so with the cache on a request repeats every 600 (400) and is answered from the cache when it
+ *    is still held; the ceiling is the same search endpoint answering an empty result
+ *    (`q=qzxqzv`, no filter, the account without lists): the service's own ceiling for a search
+ *    request on this machine, measured in the same run and process.
+ * 4. Freshness (cache on, before its load): --changes product changes (default 100), one after the
+ *    other, each a PUT /catalogue/products of the variant whose description is its document's
+ *    Description, with a new word of its own first; each is timed from before the PUT until a
+ *    search for that word (polled every 25 ms) answers the document. One more change goes first,
+ *    untimed, so the new process's indexer has taken over.
  */
 
 const API = '/api/public/v1';
@@ -103,6 +109,12 @@ const share = (s: KindStats) => (s.requests === 0 ? 0 : s.found / s.requests);
 
 interface Freshness { latenciesMs: number[]; timeouts: number; polls: number }
 
+interface TimedLoad {
+  readonly paths: Record<PathName, AlternatingResult<'cpuS' | 'dbCpuS'>>;
+  readonly foreignCpu: number | undefined;
+  readonly peakRssMb: number | undefined;
+}
+
 function optionNumber(ctx: BenchContext, name: string, fallback: number): number {
   return positiveIntegerOption(ctx.options, name, fallback);
 }
@@ -124,7 +136,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const mixSource = { accounts: SEARCH_ACCOUNTS, filters, productNos: [...new Set([...data.documents.values()].map((d) => d.ProductNo))].sort() };
   const searchMix = buildSearchMix(mixSource, SEARCH_REQUESTS, 20_251_213);
   const suggestMix = buildSuggestMix(mixSource, SUGGEST_REQUESTS, 20_251_214);
-  const changes = freshnessChanges(data, changeCount, 20_251_215);
+  const [probe, ...changes] = freshnessChanges(data, changeCount + 1, 20_251_215) as [FreshnessChange, ...FreshnessChange[]];
 
   ctx.progress('creating the benchmark database');
   const database = await ctx.postgres.createDatabase('search');
@@ -137,9 +149,12 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   monitor.addRoot(postmaster);
   const databaseCpuSeconds = () => (postmaster === undefined ? undefined : treeCpuSeconds(postmaster));
 
-  ctx.progress('starting the service (node bin/portway.js serve, with its search indexer)');
-  const server: RunningServer = await startServer({ databaseUrl: database.url });
-  ctx.defer(() => server.stop());
+  // The first process serves with the answer cache off, so the checks see every answer computed and
+  // time each kind of request at its own cost, and the uncached load measures the queries.
+  ctx.progress('starting the service with its answer cache off (node bin/portway.js serve, SEARCH_CACHE_MAX_MB=0, with its search indexer)');
+  let server: RunningServer = await startServer({ databaseUrl: database.url, env: { SEARCH_CACHE_MAX_MB: '0' } });
+  const uncachedServer = server;
+  ctx.defer(() => uncachedServer.stop());
 
   // Loading, as users load: reference data on the admin surface, accounts and products on the integration surface.
   ctx.progress(`loading ${data.brands.length} brands and ${data.categories.length} categories (PUT /api/admin), ${data.customers.length} accounts and ${n(data.products.length)} products (PUT /api/integration)`);
@@ -180,15 +195,16 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   if (rebuild.documents !== expectedDocuments) throw new Error(`portway index rebuild built ${rebuild.documents} documents, expected ${expectedDocuments}`);
   const status = parseIndexStatus((await runCli(['index', 'status'], database.url)).stdout);
   if (Number(status.documents) !== expectedDocuments) throw new Error(`portway index status counts ${status.documents} documents after the rebuild, expected ${expectedDocuments}`);
-  // The rebuild leaves the old generation behind as dead rows (as many as the live ones) and the new
-  // one without statistics; until autovacuum comes by (a minute or more) narrow searches were 3 to 5
-  // times slower. The timed figures are the steady state's, as the lookup bench vacuums after loading.
+  // The rebuild leaves the old generation behind as dead rows, as many as the live ones: until
+  // autovacuum came by (a minute or more) narrow searches were 2 to 4 times slower. The timed
+  // figures are the steady state's, as the lookup bench vacuums after loading.
   ctx.progress('VACUUM (ANALYZE)');
   await pool.query('VACUUM (ANALYZE)');
 
-  const url = (path: string, params: MixRequest<string>['params']) => `${server.baseUrl}${queryPath(`${API}${path}`, params)}`;
+  const url = (path: string, params: QueryParams) => `${server.baseUrl}${queryPath(`${API}${path}`, params)}`;
+  const ceilingParams: QueryParams = [['q', CEILING_QUERY]];
 
-  ctx.progress('checking each account\'s view, and every request of the mixes once');
+  ctx.progress('checking each account\'s view, and every request of the mixes once, one at a time');
   for (const account of SEARCH_ACCOUNTS) {
     const answer = await getJson<SearchAnswer>(url('/search', [['q', '']]), headersOf[account.label]);
     const expected = visible[account.label].length;
@@ -227,90 +243,122 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     if (share(searchFound[kind]) < 0.9) throw new Error(`only ${searchFound[kind].found} of ${searchFound[kind].requests} "${kind}" searches found anything`);
   }
   if (share(suggestFound.prefix) < 0.9) throw new Error(`only ${suggestFound.prefix.found} of ${suggestFound.prefix.requests} prefix suggests found anything`);
-  const ceilingParams: MixRequest<string>['params'] = [['q', CEILING_QUERY]];
   const ceilingAnswer = await getJson<SearchAnswer>(url('/search', ceilingParams), headersOf.open);
   if (ceilingAnswer.total !== 0) throw new Error(`the ceiling query q=${CEILING_QUERY} found ${ceilingAnswer.total} documents; it must find none`);
 
-  ctx.progress(`freshness: ${changes.length} product changes, each until a search shows it`);
-  const stopFreshMonitor = monitor.start();
+  const requestsOf: Record<PathName, LoadRequest[]> = {
+    search: searchMix.map((r) => ({ method: 'GET', path: queryPath(`${API}/search`, r.params), headers: headersOf[r.account] })),
+    ceiling: [{ method: 'GET', path: queryPath(`${API}/search`, ceilingParams), headers: headersOf.open }],
+    suggest: suggestMix.map((r) => ({ method: 'GET', path: queryPath(`${API}/suggest`, r.params), headers: headersOf[r.account] })),
+  };
+  /** Warm-up, then the three paths in alternating slices, on one service process. */
+  const timedLoad = async (label: string): Promise<TimedLoad> => {
+    const target = server;
+    const load = (path: PathName, seconds: number) => runLoad({ baseUrl: target.baseUrl, requests: requestsOf[path], headers: {}, connections, durationS: seconds });
+    ctx.progress(`${label}: warming up search, ceiling and suggest (${warmUpS} s each, ${connections} connections)`);
+    for (const path of PATH_NAMES) expectAllOk(await load(path, warmUpS), `${label} warm-up ${path}`, () => target.logTail());
+    ctx.progress(`${label}: search, ceiling and suggest for ${durationS} s each, alternating in slices of about ${SLICE_S} s`);
+    const stopMonitor = monitor.start();
+    const paths = await runAlternating({
+      paths: PATH_NAMES,
+      durationS,
+      sliceS: SLICE_S,
+      pauseMs: SLICE_PAUSE_MS,
+      run: async (path, seconds, slice) => {
+        const result = await load(path, seconds);
+        expectAllOk(result, `${label} ${path}, slice ${slice + 1}`, () => target.logTail());
+        return result;
+      },
+      meters: { cpuS: () => target.cpuSeconds(), dbCpuS: () => databaseCpuSeconds() },
+    });
+    return { paths, foreignCpu: stopMonitor(), peakRssMb: target.peakRssMb() };
+  };
+  const uncached = await timedLoad('answer cache off');
+  await uncachedServer.stop();
+
+  // The service as configured by default (its answer cache on), in a fresh process: freshness, then the load.
+  ctx.progress('starting the service as configured by default (its answer cache on)');
+  server = await startServer({ databaseUrl: database.url });
+  const cachedServer = server;
+  ctx.defer(() => cachedServer.stop());
+
+  ctx.progress(`freshness: ${changes.length} product changes, each until a search shows it (one more first, untimed, so this process's indexer is running)`);
   const freshness: Freshness = { latenciesMs: [], timeouts: 0, polls: 0 };
-  for (const change of changes) {
+  const stopFreshMonitor = monitor.start();
+  for (const [i, change] of [probe, ...changes].entries()) {
     const batch = serialiseEnvelope([change.product]);
     const wordUrl = url('/search', [['q', change.word]]);
     const started = performance.now();
     await putBatch(server.baseUrl, '/catalogue/products', server.token, batch);
+    let waited: number;
     for (;;) {
       const answer = await getJson<SearchAnswer>(wordUrl, headersOf.open);
-      freshness.polls += 1;
-      const waited = performance.now() - started;
-      if (answer.data.some((d) => d.id === change.documentId)) {
-        freshness.latenciesMs.push(waited);
-        break;
-      }
+      waited = performance.now() - started;
+      if (i > 0) freshness.polls += 1;
+      if (answer.data.some((d) => d.id === change.documentId)) break;
       if (waited > FRESH_TIMEOUT_MS) {
-        freshness.latenciesMs.push(waited);
-        freshness.timeouts += 1;
+        if (i > 0) freshness.timeouts += 1;
         ctx.progress(`freshness: ${change.documentId} ("${change.word}") not found after ${FRESH_TIMEOUT_MS / 1000} s`);
         break;
       }
       await sleep(FRESH_POLL_MS);
     }
+    if (i > 0) freshness.latenciesMs.push(waited);
   }
   const freshForeign = stopFreshMonitor();
+  const cached = await timedLoad('answer cache on');
 
-  const searchRequests: LoadRequest[] = searchMix.map((r) => ({ method: 'GET', path: queryPath(`${API}/search`, r.params), headers: headersOf[r.account] }));
-  const suggestRequests: LoadRequest[] = suggestMix.map((r) => ({ method: 'GET', path: queryPath(`${API}/suggest`, r.params), headers: headersOf[r.account] }));
-  const ceilingRequests: LoadRequest[] = [{ method: 'GET', path: queryPath(`${API}/search`, ceilingParams), headers: headersOf.open }];
-  const requestsOf: Record<PathName, LoadRequest[]> = { search: searchRequests, ceiling: ceilingRequests, suggest: suggestRequests };
-  const load = (path: PathName, seconds: number) => runLoad({ baseUrl: server.baseUrl, requests: requestsOf[path], headers: {}, connections, durationS: seconds });
-
-  ctx.progress(`warming up search, ceiling and suggest (${warmUpS} s each, ${connections} connections)`);
-  for (const path of PATH_NAMES) expectAllOk(await load(path, warmUpS), `warm-up ${path}`, () => server.logTail());
-  ctx.progress(`search, ceiling and suggest for ${durationS} s each, alternating in slices of about ${SLICE_S} s`);
-  const stopLoadMonitor = monitor.start();
-  const timed = await runAlternating({
-    paths: PATH_NAMES,
-    durationS,
-    sliceS: SLICE_S,
-    pauseMs: SLICE_PAUSE_MS,
-    run: async (path, seconds, slice) => {
-      const result = await load(path, seconds);
-      expectAllOk(result, `${path}, slice ${slice + 1}`, () => server.logTail());
-      return result;
-    },
-    meters: { cpuS: () => server.cpuSeconds(), dbCpuS: () => databaseCpuSeconds() },
-  });
-  const loadForeign = stopLoadMonitor();
-  const peakRssMb = server.peakRssMb();
-
-  const known = [freshForeign, loadForeign].filter((v): v is number => v !== undefined);
+  const known = [freshForeign, cached.foreignCpu].filter((v): v is number => v !== undefined);
   const foreignMax = known.length > 0 ? Math.max(...known) : undefined;
   const foreignNote = foreignCpuNote(foreignMax, 'the freshness changes and the timed load');
-  if (foreignMax !== undefined && foreignMax > FOREIGN_CPU_WARNING) ctx.progress(foreignNote);
+  const uncachedForeignNote = foreignCpuNote(uncached.foreignCpu, 'the timed load with the answer cache off');
+  for (const [value, note] of [[foreignMax, foreignNote], [uncached.foreignCpu, uncachedForeignNote]] as const) {
+    if (value !== undefined && value > FOREIGN_CPU_WARNING) ctx.progress(note);
+  }
 
-  const search = timed.search.load;
-  const ceiling = timed.ceiling.load;
-  const suggest = timed.suggest.load;
-  const ratio = search.rps / ceiling.rps;
+  const search = cached.paths.search.load;
+  const ceiling = cached.paths.ceiling.load;
+  const suggest = cached.paths.suggest.load;
+  const ratioOf = (t: TimedLoad) => t.paths.search.load.rps / t.paths.ceiling.load.rps;
+  const ratio = ratioOf(cached);
   const freshP50 = percentile(freshness.latenciesMs, 50);
   const freshP99 = percentile(freshness.latenciesMs, 99);
   const freshMax = Math.max(...freshness.latenciesMs);
-  const goals = {
-    fresh_p99: freshness.timeouts === 0 && freshP99 < GOALS.freshP99Ms,
-    search_p99: search.p99Ms < GOALS.searchP99Ms,
-    suggest_p99: suggest.p99Ms < GOALS.suggestP99Ms,
-    ratio: ratio >= GOALS.ratio,
-  };
+  const goalsOf = (t: TimedLoad) => ({
+    search_p99: t.paths.search.load.p99Ms < GOALS.searchP99Ms,
+    suggest_p99: t.paths.suggest.load.p99Ms < GOALS.suggestP99Ms,
+    ratio: ratioOf(t) >= GOALS.ratio,
+  });
+  const goals = { fresh_p99: freshness.timeouts === 0 && freshP99 < GOALS.freshP99Ms, ...goalsOf(cached) };
   const cpuPerRequestMs = (cpuS: number | undefined, result: LoadResult) =>
     (cpuS === undefined || result.requests === 0 ? undefined : (cpuS * 1000) / result.requests);
-  const cpuJson = (meter: 'cpuS' | 'dbCpuS') => Object.fromEntries(PATH_NAMES.map((p) => {
-    const value = cpuPerRequestMs(timed[p].meters[meter], timed[p].load);
+  const cpuJson = (t: TimedLoad, meter: 'cpuS' | 'dbCpuS') => Object.fromEntries(PATH_NAMES.map((p) => {
+    const value = cpuPerRequestMs(t.paths[p].meters[meter], t.paths[p].load);
     return [p, value === undefined ? null : round(value, 2)];
   }));
   const kindsJson = <K extends string>(stats: KindsStats<K>) => Object.fromEntries((Object.entries(stats) as Array<[K, KindStats]>).map(([k, s]) => [k, {
     requests: s.requests, found_share: round(share(s), 3), alone_p50_ms: round(percentile(s.latenciesMs, 50), 1), alone_max_ms: round(Math.max(0, ...s.latenciesMs), 1),
   }]));
+  const nullable = (value: number | undefined, places: number) => (value === undefined ? null : round(value, places));
+  const loadJson = (t: TimedLoad) => ({
+    search_rps: Math.round(t.paths.search.load.rps),
+    search_p50_ms: t.paths.search.load.p50Ms,
+    search_p99_ms: t.paths.search.load.p99Ms,
+    suggest_rps: Math.round(t.paths.suggest.load.rps),
+    suggest_p50_ms: t.paths.suggest.load.p50Ms,
+    suggest_p99_ms: t.paths.suggest.load.p99Ms,
+    ceiling_rps: Math.round(t.paths.ceiling.load.rps),
+    ceiling_p50_ms: t.paths.ceiling.load.p50Ms,
+    ceiling_p99_ms: t.paths.ceiling.load.p99Ms,
+    ratio: round(ratioOf(t), 3),
+    requests: { search: t.paths.search.load.requests, suggest: t.paths.suggest.load.requests, ceiling: t.paths.ceiling.load.requests },
+    server_cpu_ms_per_request: cpuJson(t, 'cpuS'),
+    postgres_cpu_ms_per_request: cpuJson(t, 'dbCpuS'),
+    peak_rss_mb: nullable(t.peakRssMb, 1),
+    foreign_cpu: nullable(t.foreignCpu, 3),
+  });
 
+  const { search_rps: _r, search_p99_ms: _p, suggest_rps: _sr, suggest_p99_ms: _sp, ceiling_rps: _cr, ratio: _ra, ...cachedRest } = loadJson(cached);
   const json = {
     scenario: 'search',
     documents: rebuild.documents,
@@ -325,6 +373,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     ratio: round(ratio, 3),
     goal_met: Object.values(goals).every(Boolean),
     goals,
+    ...cachedRest,
+    // The same load on a process with the answer cache off (SEARCH_CACHE_MAX_MB=0): every answer computed.
+    uncached: { ...loadJson(uncached), goals: goalsOf(uncached) },
     products: data.products.length,
     categories: data.categories.length,
     brands: data.brands.length,
@@ -337,32 +388,25 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     fresh_max_ms: round(freshMax, 1),
     fresh_timeouts: freshness.timeouts,
     fresh_searches: freshness.polls,
-    search_p50_ms: search.p50Ms,
-    suggest_p50_ms: suggest.p50Ms,
-    ceiling_p50_ms: ceiling.p50Ms,
-    ceiling_p99_ms: ceiling.p99Ms,
-    requests: { search: search.requests, suggest: suggest.requests, ceiling: ceiling.requests },
     connections,
     duration_s: durationS,
-    server_cpu_ms_per_request: cpuJson('cpuS'),
-    postgres_cpu_ms_per_request: cpuJson('dbCpuS'),
-    // The checking pass, one request at a time: per kind of request, the share that found something and the latency alone.
+    // The checking pass (answer cache off), one request at a time: per kind of request, the share that found something and the latency alone.
     search_kinds: kindsJson(searchFound),
     suggest_kinds: kindsJson(suggestFound),
-    peak_rss_mb: peakRssMb === undefined ? null : round(peakRssMb, 1),
-    foreign_cpu_max: foreignMax === undefined ? null : round(foreignMax, 3),
+    foreign_cpu_max: nullable(foreignMax, 3),
   };
 
   const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
   const cpu = (value: number | undefined) => (value === undefined ? '?' : value.toFixed(2));
-  const row = (path: PathName) => {
-    const r = timed[path].load;
+  const mb = (value: number | undefined) => (value === undefined ? 'n/a (no /proc)' : `${value.toFixed(1)} MiB`);
+  const row = (t: TimedLoad, label: string, path: PathName) => {
+    const r = t.paths[path].load;
     return [
-      path.padEnd(10),
+      `${label} ${path}`.padEnd(18),
       formatRate(r.rps).padStart(8),
       `${r.p50Ms} / ${r.p99Ms}`.padStart(18),
-      cpu(cpuPerRequestMs(timed[path].meters.cpuS, r)).padStart(20),
-      cpu(cpuPerRequestMs(timed[path].meters.dbCpuS, r)).padStart(16),
+      cpu(cpuPerRequestMs(t.paths[path].meters.cpuS, r)).padStart(20),
+      cpu(cpuPerRequestMs(t.paths[path].meters.dbCpuS, r)).padStart(16),
     ].join('');
   };
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
@@ -374,12 +418,21 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     return parent === undefined ? 0 : 1 + levels(parent.parentCode);
   };
   const depth = Math.max(...data.categories.map((c) => levels(c.code)));
+  const goalLines = (t: TimedLoad, label: string) => {
+    const g = goalsOf(t);
+    return [
+      `  ${label}: search p99 < ${GOALS.searchP99Ms} ms: ${t.paths.search.load.p99Ms} ms → ${met(g.search_p99)}; ` +
+        `suggest p99 < ${GOALS.suggestP99Ms} ms: ${t.paths.suggest.load.p99Ms} ms → ${met(g.suggest_p99)}; ` +
+        `search ≥ ${GOALS.ratio * 100} % of the ceiling's requests/s: ${pct(ratioOf(t))} → ${met(g.ratio)}`,
+    ];
+  };
   const text = [
     '',
     `search: ${n(data.products.length)} products (Luma ${n(data.lumaCount)} + generated ${n(data.generatedCount)}) in ${n(expectedDocuments)} documents; ` +
       `${data.categories.length} categories (${depth} levels), ${data.brands.length} brands (${json.restricted_brands} restricted); ` +
       `${SEARCH_ACCOUNTS.length} accounts: ${SEARCH_ACCOUNTS.map((a) => `${a.label} ${n(visible[a.label].length)} visible`).join(', ')}`,
-    `PostgreSQL ${version?.server_version ?? '?'} (${ctx.postgres.kind}); ${os.cpus().length} CPUs; the service in a child process (node bin/portway.js serve, its indexer included)`,
+    `PostgreSQL ${version?.server_version ?? '?'} (${ctx.postgres.kind}); ${os.cpus().length} CPUs; the service in a child process (node bin/portway.js serve, its indexer included): ` +
+      'first with its answer cache off (load, rebuild, checks, uncached load), then a fresh one as configured by default (freshness, load)',
     `load through the API ${loadS.toFixed(1)} s; the indexer had every document ${indexCatchUpS.toFixed(1)} s after the last batch`,
     '',
     `rebuild (portway index rebuild, spawn to exit): ${rebuildRun.seconds.toFixed(2)} s (the command's own figure ${rebuild.seconds.toFixed(2)} s), ${n(rebuild.documents)} documents; ` +
@@ -389,29 +442,28 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     '',
     `autocannon: ${connections} connections, ${durationS} s per path after a ${warmUpS} s warm-up, search / ceiling / suggest alternating in ~${SLICE_S} s slices; ` +
       `${SEARCH_REQUESTS} searches and ${SUGGEST_REQUESTS} suggests rotated, over ${SEARCH_ACCOUNTS.length} accounts; ceiling: q=${CEILING_QUERY}, no filter`,
-    `${''.padEnd(10)}${'req/s'.padStart(8)}${'ms p50 / p99'.padStart(18)}${'service CPU ms/req'.padStart(20)}${'PG CPU ms/req'.padStart(16)}`,
-    row('search'),
-    row('ceiling'),
-    row('suggest'),
-    `search / ceiling requests/s: ${pct(ratio)}`,
+    `${''.padEnd(18)}${'req/s'.padStart(8)}${'ms p50 / p99'.padStart(18)}${'service CPU ms/req'.padStart(20)}${'PG CPU ms/req'.padStart(16)}`,
+    ...PATH_NAMES.map((p) => row(cached, 'cache on', p)),
+    ...PATH_NAMES.map((p) => row(uncached, 'cache off', p)),
+    `search / ceiling requests/s: cache on ${pct(ratio)}, cache off ${pct(ratioOf(uncached))}`,
     '',
     `Checks: every account's empty search counts exactly the documents it may see; every answer of the mixes 200 with only visible documents; ` +
-      `every timed response 2xx (${n(search.requests)} search, ${n(ceiling.requests)} ceiling, ${n(suggest.requests)} suggest); the ceiling finds nothing`,
-    `  the mixes' requests one at a time (searches ${(searchCheck.ms / 1000).toFixed(1)} s, suggests ${(suggestCheck.ms / 1000).toFixed(1)} s): ` +
+      `every timed response 2xx; the ceiling finds nothing`,
+    `  the mixes' requests one at a time, answer cache off (searches ${(searchCheck.ms / 1000).toFixed(1)} s, suggests ${(suggestCheck.ms / 1000).toFixed(1)} s): ` +
       'per kind, the share that found something and the latency of a request alone',
     kindHeader('search'),
     ...kindLines(searchFound),
     kindHeader('suggest'),
     ...kindLines(suggestFound),
     foreignNote,
-    `service peak RSS (VmHWM, the whole run): ${peakRssMb === undefined ? 'n/a (no /proc)' : `${peakRssMb.toFixed(1)} MiB`}`,
+    uncachedForeignNote,
+    `service peak RSS (VmHWM of each process): cache on ${mb(cached.peakRssMb)}; cache off ${mb(uncached.peakRssMb)} (its load and rebuild included)`,
     'CPU ms/req: CPU time per request of the service process and of the PostgreSQL server (every process of it; "?" when it runs elsewhere)',
     '',
-    'Goals',
+    'Goals (the JSON\'s goal_met: freshness and the cache-on load)',
     `  freshness p99 < ${GOALS.freshP99Ms} ms: ${freshP99.toFixed(0)} ms → ${met(goals.fresh_p99)}`,
-    `  search p99 < ${GOALS.searchP99Ms} ms: ${search.p99Ms} ms → ${met(goals.search_p99)}`,
-    `  suggest p99 < ${GOALS.suggestP99Ms} ms: ${suggest.p99Ms} ms → ${met(goals.suggest_p99)}`,
-    `  search ≥ ${GOALS.ratio * 100} % of the ceiling's requests/s: ${pct(ratio)} → ${met(goals.ratio)}`,
+    ...goalLines(cached, 'cache on'),
+    ...goalLines(uncached, 'cache off'),
   ].join('\n');
   return { json, text };
 }
