@@ -389,6 +389,22 @@ describe('search indexer in chunks of master product numbers', () => {
     return documents;
   }
 
+  /**
+   * Documents made by two master products (`cx_red`: CX and cx; `a_b_red`: "A B" and "A/B"). When
+   * another test file's open transaction holds the cluster's snapshot xmin back (a shared external
+   * server), a refresh's watermark stays behind and the next refresh reads those rows again; it
+   * then writes such a document once per chunk before writing it whole, and counts it as written
+   * although it ends as it was (DocumentWriter's comment). Every other document is counted exactly.
+   */
+  const SPLIT_DOCUMENTS = 2;
+  async function assertNothingLeft(chunkMasters: number, label: string): Promise<void> {
+    const before = JSON.stringify(await activeDocuments(db.pool));
+    const result = await refresh(db.pool, { chunkMasters });
+    assert.equal(result.removed, 0, label);
+    assert.ok(result.written <= SPLIT_DOCUMENTS, `${label}: ${result.written} written`);
+    assert.equal(JSON.stringify(await activeDocuments(db.pool)), before, `${label}: no document changed`);
+  }
+
   it('a first refresh over more masters than a chunk indexes what one build over everything would', async () => {
     const result = await refresh(db.pool, { chunkMasters: 2 });
     const documents = await assertLikeSingleBuild('first refresh');
@@ -397,7 +413,7 @@ describe('search indexer in chunks of master product numbers', () => {
     assert.deepEqual(documents.find((d) => d.id === 'big_red')?.AvailableSizes, ['XS', 'S', 'M', 'L', 'XL', '2XL', '3XL']);
     assert.deepEqual(documents.find((d) => d.id === 'cx_red')?.AvailableSizes, ['S', 'M'], 'both masters of one key');
     assert.deepEqual(documents.find((d) => d.id === 'a_b_red')?.AvailableSizes, ['S', 'M'], 'both masters of one key');
-    assert.deepEqual(await refresh(db.pool, { chunkMasters: 2 }), { written: 0, removed: 0 });
+    await assertNothingLeft(2, 'a second refresh');
   });
 
   it('a refresh of changes across many masters, one chunk at a time, matches a single build', async () => {
@@ -411,7 +427,8 @@ describe('search indexer in chunks of master product numbers', () => {
     const after = await assertLikeSingleBuild('refresh');
     const now = new Map(after.map((d) => [d.id, d]));
     assert.equal(result.removed, [...before.keys()].filter((id) => !now.has(id)).length);
-    assert.equal(result.written, after.filter((d) => JSON.stringify(d) !== JSON.stringify(before.get(d.id))).length);
+    const changed = after.filter((d) => JSON.stringify(d) !== JSON.stringify(before.get(d.id))).length;
+    assert.ok(result.written >= changed && result.written <= changed + SPLIT_DOCUMENTS, `${result.written} written, ${changed} changed`);
     assert.ok(!now.has('zebra_stripe') && now.has('new_quokka') && now.has('cx_blue'));
     const words = (await db.pool.query<{ word: string }>('SELECT word FROM search_words')).rows.map((r) => r.word);
     assert.ok(!words.includes('zebra') && words.includes('quokka'), 'the words of removed and new documents');
@@ -428,7 +445,7 @@ describe('search indexer in chunks of master product numbers', () => {
     for (const chunkMasters of [1, 2, 5]) {
       await rebuild(db.pool, { chunkMasters });
       await assertLikeSingleBuild(`rebuild in chunks of ${chunkMasters}`);
-      assert.deepEqual(await refresh(db.pool, { chunkMasters }), { written: 0, removed: 0 }, 'nothing left to catch up');
+      await assertNothingLeft(chunkMasters, `after a rebuild in chunks of ${chunkMasters}`);
     }
     // Written during the build: the switch's catch-up, in chunks too.
     await rebuild(db.pool, {
