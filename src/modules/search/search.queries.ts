@@ -4,8 +4,8 @@ import type { SearchDocument, SearchVariant } from './search.documents.js';
 import type { Filter } from './search.params.js';
 
 /**
- * The reads of search, suggest and browse. Every one is one statement that reads the account with
- * what it asks for, so the customer rules (decisions §4: `Blocked eq false` and the brand
+ * The reads of search, suggest and browse. Each is one statement, given the account's lists as
+ * `searchContext` read them, so the customer rules (decisions §4: `Blocked eq false` and the brand
  * entitlement) are applied inside the query, before counting and paging, never after it. Query
  * words and filter values reach PostgreSQL only as parameters.
  */
@@ -29,12 +29,14 @@ export const MIN_TYPO_LENGTH_UNMATCHED = 4;
 /** Longer words get no typo tolerance (no product word is this long, and edit distance costs their length squared). */
 export const MAX_TYPO_LENGTH = 40;
 
-/** The account's entitlement lists, read in the statement itself (`acct`). */
-const ACCOUNT_CTE = `acct AS (
-  SELECT ${brandCodesSql('a.allowed_brands')} AS allowed, ${brandCodesSql('a.indent_brands')} AS indent
-    FROM accounts a WHERE a.account_no = $1)`;
+/** An account's entitlement lists (`brandCodes` of allowedBrands and indentBrands), as read by `searchContext`. */
+export interface BrandLists {
+  allowed: readonly string[];
+  indent: readonly string[];
+}
 
-const visible = (brandCode: string): string => brandVisibleSql(brandCode, 'acct.allowed', 'acct.indent');
+/** The entitlement condition, the allowed codes being parameter $1 of every statement here and the indent codes `indent`. */
+const visible = (brandCode: string, indent: string): string => brandVisibleSql(brandCode, '$1::text[]', `${indent}::text[]`);
 
 const ACTIVE_GENERATION = '(SELECT active_generation FROM search_state)';
 
@@ -58,7 +60,7 @@ const FACET_VALUE: Record<Facet, string> = {
 };
 
 export interface SearchQuery {
-  accountNo: string;
+  brands: BrandLists;
   /** `searchWords(q)`: none lists everything the account may see. */
   words: readonly string[];
   filters: Partial<Record<Filter, readonly string[]>>;
@@ -67,8 +69,6 @@ export interface SearchQuery {
 }
 
 export interface SearchAnswer {
-  /** False when the account does not exist (nothing else is then read). */
-  account: boolean;
   total: number;
   data: SearchDocument[];
   facets: Record<Facet, FacetValue[]>;
@@ -109,20 +109,19 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   const facet = (name: Facet) => `(SELECT coalesce(json_agg(json_build_object('value', value, 'count', n) ORDER BY n DESC, value COLLATE "C"), '[]')
        FROM (SELECT value, count(*) AS n FROM (SELECT ${FACET_VALUE[name]} AS value FROM matched m WHERE ${all(FACET_FILTER[name])}) v
               WHERE value IS NOT NULL AND btrim(value) <> '' GROUP BY value ORDER BY n DESC, value COLLATE "C" LIMIT ${MAX_FACET_VALUES}) x)`;
-  return `WITH ${ACCOUNT_CTE}, ${text ? `${TEXT_CTE},` : ''}
+  return `WITH ${text ? `${TEXT_CTE},` : ''}
   f AS (
-    SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 5}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
+    SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 6}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
   ), matched AS MATERIALIZED (
     SELECT d.id, d.brand, d.category, d.colour, d.gender,
            ${text ? `d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank` : 'true AS exact, 0::real AS rank'}
            ${filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('')}
-      FROM search_documents d, acct, f
-     WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code')}${text ? ' AND d.search @@ (SELECT loose FROM queries)' : ''}
+      FROM search_documents d, f
+     WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5')}${text ? ' AND d.search @@ (SELECT loose FROM queries)' : ''}
   ), page AS (
     SELECT id, exact, rank FROM matched m WHERE ${all()} ORDER BY exact DESC, rank DESC, id COLLATE "C" LIMIT $3 OFFSET $4
   )
-  SELECT EXISTS (SELECT 1 FROM acct) AS account,
-         (SELECT count(*) FROM matched m WHERE ${all()})::integer AS total,
+  SELECT (SELECT count(*) FROM matched m WHERE ${all()})::integer AS total,
          (SELECT coalesce(json_agg(d.document ORDER BY p.exact DESC, p.rank DESC, p.id COLLATE "C"), '[]')
             FROM page p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id) AS data,
          ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}`;
@@ -130,14 +129,12 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
 
 export async function searchDocuments(db: Queryable, query: SearchQuery): Promise<SearchAnswer> {
   const filters = (Object.keys(FILTER_COLUMNS) as Filter[]).filter((name) => (query.filters[name]?.length ?? 0) > 0);
-  const { rows } = await db.query<{ account: boolean; total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>>(
+  const { rows } = await db.query<{ total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>>(
     searchStatement(query, filters),
-    [query.accountNo, query.words, query.limit, query.offset, ...filters.map((name) => query.filters[name])],
+    [query.brands.allowed, query.words, query.limit, query.offset, query.brands.indent, ...filters.map((name) => query.filters[name])],
   );
-  const row = rows[0];
-  if (row === undefined || !row.account) return { account: false, total: 0, data: [], facets: { Brand: [], Category: [], Colour: [], Gender: [] } };
+  const row = rows[0] as (typeof rows)[number];
   return {
-    account: true,
     total: row.total,
     data: row.data,
     facets: { Brand: row.Brand, Category: row.Category, Colour: row.Colour, Gender: row.Gender },
@@ -160,18 +157,17 @@ export interface Suggestion {
  * Description starting with the first word, then containing every word, then the shorter
  * Description, then ProductNo and id.
  */
-export async function suggestDocuments(db: Queryable, accountNo: string, words: readonly string[], top: number): Promise<{ account: boolean; data: Suggestion[] }> {
+export async function suggestDocuments(db: Queryable, brands: BrandLists, words: readonly string[], top: number): Promise<Suggestion[]> {
   // One LIKE per word, its pattern a parameter, so the planner sees each and uses the trigram index.
   // Words are letters and digits only (`searchWords`): no LIKE wildcard or escape can be in one.
-  const contains = words.map((_, i) => `d.suggest LIKE lower($${i + 4})`).join(' AND ') || 'false';
-  const inDescription = words.map((_, i) => `lower(coalesce(h.description, '')) LIKE lower($${i + 4})`).join(' AND ') || 'false';
+  const contains = words.map((_, i) => `d.suggest LIKE lower($${i + 5})`).join(' AND ') || 'false';
+  const inDescription = words.map((_, i) => `lower(coalesce(h.description, '')) LIKE lower($${i + 5})`).join(' AND ') || 'false';
   const order = `starts DESC, in_description DESC, length(coalesce(description, '')), product_no COLLATE "C", id COLLATE "C"`;
-  const { rows } = await db.query<{ account: boolean; data: Suggestion[] }>(
-    `WITH ${ACCOUNT_CTE},
-     hits AS (
+  const { rows } = await db.query<{ data: Suggestion[] }>(
+    `WITH hits AS (
        SELECT DISTINCT ON (d.product_no) d.id, d.product_no, d.description, d.brand, d.colour
-         FROM search_documents d, acct
-        WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code')} AND ${contains}
+         FROM search_documents d
+        WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$4')} AND ${contains}
         ORDER BY d.product_no, d.id COLLATE "C"
      ), ranked AS (
        SELECT h.*, lower(coalesce(h.description, '')) LIKE lower($3) AS starts, ${inDescription} AS in_description
@@ -179,18 +175,16 @@ export async function suggestDocuments(db: Queryable, accountNo: string, words: 
      ), top AS (
        SELECT * FROM ranked ORDER BY ${order} LIMIT $2
      )
-     SELECT EXISTS (SELECT 1 FROM acct) AS account,
-            (SELECT coalesce(json_agg(json_build_object('id', id, 'text', coalesce(description, product_no), 'ProductNo', product_no,
+     SELECT (SELECT coalesce(json_agg(json_build_object('id', id, 'text', coalesce(description, product_no), 'ProductNo', product_no,
                                                         'Description', description, 'Brand', brand, 'Colour', colour) ORDER BY ${order}), '[]')
                FROM top) AS data`,
-    [accountNo, top, `${words[0] ?? ''}%`, ...words.map((w) => `%${w}%`)],
+    [brands.allowed, top, `${words[0] ?? ''}%`, brands.indent, ...words.map((w) => `%${w}%`)],
   );
-  const row = rows[0];
-  return row === undefined ? { account: false, data: [] } : row;
+  return (rows[0] as (typeof rows)[number]).data;
 }
 
 export interface BrowseQuery {
-  accountNo: string;
+  brands: BrandLists;
   /** A category code: its products and those of every category below it. */
   category: string | undefined;
   limit: number;
@@ -198,7 +192,6 @@ export interface BrowseQuery {
 }
 
 export interface BrowsePage {
-  account: boolean;
   total: number;
   /** The variants of the page's colourways. */
   variants: SearchVariant[];
@@ -211,9 +204,8 @@ export interface BrowsePage {
  * order, with every variant of each.
  */
 export async function browseColourways(db: Queryable, query: BrowseQuery): Promise<BrowsePage> {
-  const { rows } = await db.query<{ account: boolean; total: number; variants: SearchVariant[] }>(
-    `WITH RECURSIVE ${ACCOUNT_CTE},
-     below(code) AS (
+  const { rows } = await db.query<{ total: number; variants: SearchVariant[] }>(
+    `WITH RECURSIVE below(code) AS (
        SELECT $2::text WHERE $2::text IS NOT NULL
        UNION
        SELECT c.code FROM categories c JOIN below b ON c.parent_code = b.code
@@ -228,23 +220,21 @@ export async function browseColourways(db: Queryable, query: BrowseQuery): Promi
               bool_or(category IN (SELECT code FROM below)) AS in_category
          FROM keyed GROUP BY key
      ), shown AS (
-       SELECT c.key FROM colourways c, acct
-        WHERE NOT c.blocked AND ($2::text IS NULL OR c.in_category) AND ${visible('c.brand_code')}
+       SELECT c.key FROM colourways c
+        WHERE NOT c.blocked AND ($2::text IS NULL OR c.in_category) AND ${visible('c.brand_code', '$5')}
      ), page AS (
        SELECT key FROM shown ORDER BY key COLLATE "C" LIMIT $3 OFFSET $4
      )
-     SELECT EXISTS (SELECT 1 FROM acct) AS account,
-            (SELECT count(*) FROM shown)::integer AS total,
+     SELECT (SELECT count(*) FROM shown)::integer AS total,
             (SELECT coalesce(json_agg(json_build_object(
                       'sku', p.sku, 'masterProductNo', p.master_product_no, 'name', p.name, 'description', p.description,
                       'blocked', p.blocked, 'category', p.category, 'size', p.size, 'color', p.color,
                       'stratificationCode', p.stratification_code, 'gender', p.gender, 'brandCode', p.brand_code,
                       'styleDescription', p.style_description, 'fabricComposition', p.fabric_composition)), '[]')
                FROM page JOIN keyed k ON k.key = page.key JOIN products p ON p.sku = k.sku) AS variants`,
-    [query.accountNo, query.category ?? null, query.limit, query.offset],
+    [query.brands.allowed, query.category ?? null, query.limit, query.offset, query.brands.indent],
   );
-  const row = rows[0];
-  return row === undefined ? { account: false, total: 0, variants: [] } : row;
+  return rows[0] as (typeof rows)[number];
 }
 
 /**
@@ -252,13 +242,11 @@ export async function browseColourways(db: Queryable, query: BrowseQuery): Promi
  * (migration 1764000001200), the codes of restricted brands, and the account's lists. Undefined when
  * the account does not exist.
  */
-export interface SearchContext {
+export interface SearchContext extends BrandLists {
   generation: number;
   version: string;
   /** Restricted brand codes as a JSON array in byte order. */
   restricted: string;
-  allowed: string[];
-  indent: string[];
 }
 
 export async function searchContext(db: Queryable, accountNo: string): Promise<SearchContext | undefined> {
