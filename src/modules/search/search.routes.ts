@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TSchema } from 'typebox';
 import { publicCallerOf } from '../../platform/http/public-auth.js';
 import { ProblemSchema } from '../../platform/http/problem.js';
 import { parseBrowseParams, parseSearchParams, parseSuggestParams } from './search.params.js';
@@ -20,36 +21,29 @@ const CUSTOMER_HEADER_SCHEMA = {
  * ignored and every bad one is named in one 400; the schemas document them and serialise answers.
  */
 export async function searchRoutes(app: FastifyInstance, deps: SearchDeps): Promise<void> {
-  const common = { tags: ['public'], security: [{ publicApiKey: [] }], headers: CUSTOMER_HEADER_SCHEMA };
-  const passThrough = () => (value: unknown) => ({ value });
-
-  app.get('/search', {
-    schema: {
-      ...common,
-      summary: 'Search the colourways the account may see, with disjunctive facets, typo tolerance and paging',
-      querystring: SearchQuerySchema,
-      response: { 200: SearchResponseSchema, ...PROBLEMS },
-    },
-    validatorCompiler: passThrough,
-  }, async (request) => search(deps, publicCallerOf(request).accountNo, parseSearchParams(request.query as Record<string, unknown>)));
-
-  app.get('/suggest', {
-    schema: {
-      ...common,
-      summary: 'Typeahead: products whose Description, Brand, ProductNo or Colour contain what was typed',
-      querystring: SuggestQuerySchema,
-      response: { 200: SuggestResponseSchema, ...PROBLEMS },
-    },
-    validatorCompiler: passThrough,
-  }, async (request) => suggest(deps, publicCallerOf(request).accountNo, parseSuggestParams(request.query as Record<string, unknown>)));
-
-  app.get('/products', {
-    schema: {
-      ...common,
-      summary: 'Browse the colourways of a category and its descendants, read from the product tables',
-      querystring: BrowseQuerySchema,
-      response: { 200: BrowseResponseSchema, ...PROBLEMS },
-    },
-    validatorCompiler: passThrough,
-  }, async (request) => browse(deps, publicCallerOf(request).accountNo, parseBrowseParams(request.query as Record<string, unknown>)));
+  const route = <P>(
+    url: string,
+    summary: string,
+    schemas: { querystring: TSchema; response: TSchema },
+    parse: (query: Record<string, unknown>) => P,
+    answer: (deps: SearchDeps, accountNo: string, params: P) => Promise<unknown>,
+  ) => {
+    app.get(url, {
+      schema: {
+        summary,
+        tags: ['public'],
+        security: [{ publicApiKey: [] }],
+        headers: CUSTOMER_HEADER_SCHEMA,
+        querystring: schemas.querystring,
+        response: { 200: schemas.response, ...PROBLEMS },
+      },
+      validatorCompiler: () => (value: unknown) => ({ value }),
+    }, async (request) => answer(deps, publicCallerOf(request).accountNo, parse(request.query as Record<string, unknown>)));
+  };
+  route('/search', 'Search the colourways the account may see, with disjunctive facets, typo tolerance and paging',
+    { querystring: SearchQuerySchema, response: SearchResponseSchema }, parseSearchParams, search);
+  route('/suggest', 'Typeahead: products whose Description, Brand, ProductNo or Colour contain what was typed',
+    { querystring: SuggestQuerySchema, response: SuggestResponseSchema }, parseSuggestParams, suggest);
+  route('/products', 'Browse the colourways of a category and its descendants, read from the product tables',
+    { querystring: BrowseQuerySchema, response: BrowseResponseSchema }, parseBrowseParams, browse);
 }
