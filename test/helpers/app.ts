@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Pool } from '../../src/platform/db/pool.js';
-import { createIntegrationVerifier, mintIntegrationToken, type MintOptions } from '../../src/platform/http/integration-auth.js';
+import { ADMIN_SCOPE, createIntegrationVerifier, mintIntegrationToken, type MintOptions } from '../../src/platform/http/integration-auth.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -49,5 +49,15 @@ export async function putBatch(t: TestApp, url: string, data: unknown[], token?:
     url: `/api/integration${url}`,
     headers: { authorization: `Bearer ${token ?? (await t.token())}` },
     payload: { source: 'test-erp', data },
+  });
+}
+
+/** PUT an envelope to the admin surface (reference data) with an admin-scope token. */
+export async function putAdmin(t: TestApp, url: string, data: unknown[]) {
+  return t.app.inject({
+    method: 'PUT',
+    url: `/api/admin${url}`,
+    headers: { authorization: `Bearer ${await t.token({ scope: ADMIN_SCOPE })}` },
+    payload: { source: 'test', data },
   });
 }

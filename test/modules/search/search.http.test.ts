@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../../src/modules/api-keys/api-keys.service.js';
 import { refresh } from '../../../src/modules/search/search.indexer.js';
-import { ADMIN_SCOPE } from '../../../src/platform/http/integration-auth.js';
-import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, putAdmin, putBatch, type TestApp } from '../../helpers/app.js';
 
 /**
  * GET /api/public/v1/search, /suggest and /products through the real app on a real PostgreSQL:
@@ -26,9 +25,8 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
 
   before(async () => {
     t = await buildTestApp({ SEARCH_CACHE_MAX_MB: cacheMb });
-    const admin = await t.token({ scope: ADMIN_SCOPE });
     adminPut = async (url: string, data: unknown[]) => {
-      const res = await t.app.inject({ method: 'PUT', url: `/api/admin${url}`, headers: { authorization: `Bearer ${admin}` }, payload: { source: 'test', data } });
+      const res = await putAdmin(t, url, data);
       assert.equal(res.statusCode, 200, res.body);
     };
     await adminPut('/categories', [

@@ -5,8 +5,7 @@ import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } f
 import { ANALYZE_AFTER_DOCUMENTS, rebuild, refresh, startSearchIndexer, type SearchIndexer } from '../../../src/modules/search/search.indexer.js';
 import { activeDocuments, indexStatus, referenceData } from '../../../src/modules/search/search.repository.js';
 import { createPool } from '../../../src/platform/db/pool.js';
-import { ADMIN_SCOPE } from '../../../src/platform/http/integration-auth.js';
-import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, putAdmin, putBatch, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { waitFor } from '../../helpers/processes.js';
 
@@ -19,11 +18,9 @@ const WAIT_MS = 20_000;
 
 describe('search indexer', () => {
   let t: TestApp;
-  let admin: string;
 
   before(async () => {
     t = await buildTestApp();
-    admin = await t.token({ scope: ADMIN_SCOPE });
   });
   after(async () => { await t.close(); });
 
@@ -33,7 +30,7 @@ describe('search indexer', () => {
     for (const r of res.json().data) assert.equal(r.outcome, 'Upserted', JSON.stringify(r));
   }
   async function adminPut(url: string, data: unknown[]): Promise<void> {
-    const res = await t.app.inject({ method: 'PUT', url: `/api/admin${url}`, headers: { authorization: `Bearer ${admin}` }, payload: { source: 'test', data } });
+    const res = await putAdmin(t, url, data);
     assert.equal(res.statusCode, 200, res.body);
     for (const r of res.json().data) assert.equal(r.outcome, 'Upserted', JSON.stringify(r));
   }
