@@ -10,11 +10,12 @@ import { REPO_ROOT } from './paths.js';
  */
 export const LUMA_CATALOGUE_PATH = path.resolve(REPO_ROOT, '../shared/data/luma-catalogue.json');
 
-interface LumaVariant extends ProductItem {
+export interface LumaVariant extends ProductItem {
   categoryName?: string;
 }
 
-function readLuma(file: string): LumaVariant[] {
+/** A source catalogue's variants with the category path each names (`categoryName`, not an interface field). */
+export function readLuma(file = LUMA_CATALOGUE_PATH): LumaVariant[] {
   if (!fs.existsSync(file)) {
     throw new Error(`The Luma catalogue is missing: expected it at ${file} (see ../shared/data/README.md).`);
   }
@@ -28,11 +29,6 @@ function readLuma(file: string): LumaVariant[] {
 /** The Luma variants as integration items (`categoryName`, the source's category path, is not an interface field and is left out). */
 export function loadLumaCatalogue(file = LUMA_CATALOGUE_PATH): ProductItem[] {
   return readLuma(file).map(({ categoryName: _categoryName, ...item }) => item);
-}
-
-/** The category tree of the Luma catalogue (`categoryTree` of its variants). */
-export function loadLumaCategories(file = LUMA_CATALOGUE_PATH): CategoryItem[] {
-  return categoryTree(readLuma(file));
 }
 
 /**

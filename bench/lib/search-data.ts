@@ -2,7 +2,8 @@ import type { BrandItem, CategoryItem, ProductItem } from '../../src/modules/cat
 import { brandEntitlement } from '../../src/modules/catalogue/entitlement.js';
 import type { AccountItem, CustomerItem } from '../../src/modules/customers/customers.schemas.js';
 import { buildDocuments, variantKey, type SearchCategory, type SearchDocument, type SearchVariant } from '../../src/modules/search/search.documents.js';
-import { generateCatalogue, loadLumaCatalogue, loadLumaCategories, seededRandom } from './catalogue.js';
+import { searchWords } from '../../src/modules/search/search.params.js';
+import { categoryTree, generateCatalogue, readLuma, seededRandom, type LumaVariant } from './catalogue.js';
 import { generateCustomers } from './customers.js';
 
 /**
@@ -142,11 +143,15 @@ function searchAccountItem(template: CustomerItem, account: SearchAccount): Cust
   return { ...template, account: item };
 }
 
-export function buildSearchData(generatedItems: number): SearchData {
-  const luma = loadLumaCatalogue();
+/**
+ * The bench's data from a source catalogue (the Luma catalogue unless another is given; tests give a
+ * small one of their own) and `generatedItems` more variants generated from it.
+ */
+export function buildSearchData(generatedItems: number, source: readonly LumaVariant[] = readLuma()): SearchData {
+  const luma = source.map(({ categoryName: _categoryName, ...item }) => item);
   const generated = generateCatalogue(luma, generatedItems);
   const products = withSearchFields([...luma, ...generated], 20_251_212);
-  const categories = loadLumaCategories();
+  const categories = categoryTree(source);
   const templates = generateCustomers(SEARCH_ACCOUNTS.length);
   const customers = SEARCH_ACCOUNTS.map((account, i) => searchAccountItem(templates[i] as CustomerItem, account));
   return {
@@ -199,6 +204,37 @@ export const SEARCH_WORDS: readonly string[] = [
 
 /** The query the "empty result" (ceiling) requests send: no word within one edit of it is in the catalogue (checked before timing). */
 export const CEILING_QUERY = 'qzxqzv';
+
+/** Levenshtein distance (insert, delete, replace one character). */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/**
+ * What would make the request mixes wrong for this data: a SEARCH_WORDS word no document's
+ * searchable text holds, and a word of the documents within one edit of CEILING_QUERY (the ceiling
+ * would then find something). The bench refuses to time data with any.
+ */
+export function searchWordProblems(documents: Iterable<SearchDocument>): string[] {
+  const words = new Set<string>();
+  for (const d of documents) {
+    for (const text of [d.Description, d.StyleDescription, d.FabricComposition, d.Brand, d.Colour, d.ProductNo]) {
+      for (const w of searchWords(text ?? '')) words.add(w);
+    }
+  }
+  return [
+    ...SEARCH_WORDS.filter((w) => !words.has(w)).map((w) => `no document holds the search word "${w}"`),
+    ...[...words].filter((w) => editDistance(w, CEILING_QUERY) <= 1).map((w) => `"${w}" is within one edit of the ceiling query ${CEILING_QUERY}`),
+  ];
+}
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 

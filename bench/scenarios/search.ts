@@ -12,7 +12,7 @@ import { expectAllOk, runAlternating, runLoad, type AlternatingResult, type Load
 import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster, treeCpuSeconds } from '../lib/machine.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
 import {
-  CEILING_QUERY, SEARCH_ACCOUNTS, SEARCH_KIND_SHARES, SUGGEST_KIND_SHARES, buildSearchData, buildSearchMix, buildSuggestMix, filterValues,
+  CEILING_QUERY, SEARCH_ACCOUNTS, SEARCH_KIND_SHARES, SUGGEST_KIND_SHARES, buildSearchData, buildSearchMix, searchWordProblems, buildSuggestMix, filterValues,
   freshnessChanges, queryPath, visibleDocuments, type AccountLabel, type FilterValues, type FreshnessChange, type QueryParams, type SearchKind, type SuggestKind,
 } from '../lib/search-data.js';
 import { startServer, type RunningServer } from '../lib/server.js';
@@ -128,6 +128,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
   ctx.progress(`generating the Luma + ${n(ctx.generatedItems)} products, categories, brands and accounts`);
   const data = buildSearchData(ctx.generatedItems);
+  const wordProblems = searchWordProblems(data.documents.values());
+  if (wordProblems.length > 0) throw new Error(`the request mixes do not fit this catalogue: ${wordProblems.join('; ')}`);
   const expectedDocuments = data.documents.size;
   const visible = Object.fromEntries(SEARCH_ACCOUNTS.map((a) => [a.label, visibleDocuments(data.documents.values(), a, data.brands)])) as
     Record<AccountLabel, ReturnType<typeof visibleDocuments>>;

@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { LUMA_CATALOGUE_PATH, categoryTree, seededRandom } from '../../bench/lib/catalogue.js';
+import { categoryTree, seededRandom, type LumaVariant } from '../../bench/lib/catalogue.js';
 import {
   CEILING_QUERY, SEARCH_ACCOUNTS, SEARCH_BRANDS, SEARCH_KIND_SHARES, SEARCH_WORDS, SUGGEST_KIND_SHARES, buildSearchData, buildSearchMix,
-  buildSuggestMix, expectedDocuments, filterValues, freshnessChanges, oneEdit, queryPath, visibleDocuments,
+  buildSuggestMix, editDistance, expectedDocuments, filterValues, searchWordProblems, freshnessChanges, oneEdit, queryPath, visibleDocuments,
   type AccountLabel, type FilterValues, type MixSource, type SearchAccount, type SearchData,
 } from '../../bench/lib/search-data.js';
 import type { SearchDocument } from '../../src/modules/search/search.documents.js';
-import { searchWords } from '../../src/modules/search/search.params.js';
 
 /** The search bench's data and request mixes (bench/lib/search-data.ts): pure, seeded, no database. */
-
-function levenshtein(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
-}
 
 const account = (label: AccountLabel): SearchAccount => SEARCH_ACCOUNTS.find((a) => a.label === label) as SearchAccount;
 
@@ -48,7 +34,7 @@ describe('oneEdit (the typos of the search mix)', () => {
     for (let i = 0; i < 3000; i += 1) {
       const word = SEARCH_WORDS[i % SEARCH_WORDS.length] as string;
       const typo = oneEdit(word, random);
-      assert.equal(levenshtein(word, typo), 1, `${word} → ${typo}`);
+      assert.equal(editDistance(word, typo), 1, `${word} → ${typo}`);
       assert.equal(typo[0], word[0]);
       kinds.add(typo.length < word.length ? 'delete' : typo.length > word.length ? 'insert' : 'replace');
     }
@@ -123,7 +109,7 @@ describe('the search and suggest request mixes', () => {
     for (const r of mix) {
       const q = r.params.find(([k]) => k === 'q')?.[1];
       assert.notEqual(q, undefined, 'every search sends q');
-      if (r.kind === 'typo') assert.ok(SEARCH_WORDS.some((w) => levenshtein(w, q as string) === 1), q);
+      if (r.kind === 'typo') assert.ok(SEARCH_WORDS.some((w) => editDistance(w, q as string) === 1), q);
       if (r.kind === 'empty' || r.kind === 'filtered') assert.equal(q, '');
       if (r.kind === 'filtered' || r.kind === 'wordFiltered') {
         const filters = r.params.filter(([k]) => k !== 'q');
@@ -153,10 +139,32 @@ describe('the search and suggest request mixes', () => {
   });
 });
 
-describe('the generated catalogue (needs ../shared/data/luma-catalogue.json)', { skip: !fs.existsSync(LUMA_CATALOGUE_PATH) && 'the Luma catalogue is absent' }, () => {
-  let cached: SearchData | undefined;
-  const data = () => (cached ??= buildSearchData(20_000));
+/**
+ * A source catalogue of our own in the Luma shape (variants with `categoryName` paths, two roots,
+ * three levels), whose descriptions hold every SEARCH_WORDS word: what `buildSearchData` makes of
+ * any source, without the shared Luma file (the bench checks that file with `searchWordProblems`).
+ */
+function fixtureCatalogue(): LumaVariant[] {
+  const masters = [
+    { no: 'MJ01', category: 'MEN-TOPS-JACKETS', categoryName: 'Men/Tops/Jackets', gender: 'Men' },
+    { no: 'MP01', category: 'MEN-BOTTOMS-PANTS', categoryName: 'Men/Bottoms/Pants', gender: 'Men' },
+    { no: 'WH01', category: 'WOMEN-TOPS-HOODIES', categoryName: 'Women/Tops/Hoodies & Sweatshirts', gender: 'Women' },
+    { no: 'WS01', category: 'WOMEN-BOTTOMS-SHORTS', categoryName: 'Women/Bottoms/Shorts', gender: 'Women' },
+    { no: 'WB01', category: 'WOMEN-TOPS-BRAS', categoryName: 'Women/Tops/Bras & Tanks', gender: 'Women' },
+  ];
+  const per = Math.ceil(SEARCH_WORDS.length / masters.length);
+  return masters.flatMap((m, i) => {
+    const words = SEARCH_WORDS.slice(i * per, (i + 1) * per).join(' ');
+    return ['Black', 'Blue'].flatMap((color) => ['S', 'M', 'L'].map((size) => ({
+      sku: `${m.no}-${size}-${color}`, masterProductNo: m.no, name: `${m.no} ${size} ${color}`, description: `Fixture ${words}`,
+      category: m.category, categoryName: m.categoryName, size, color, gender: m.gender, unitPrice: 40, weight: 1,
+    })));
+  });
+}
 
+describe('the generated catalogue (from a source catalogue)', () => {
+  let cached: SearchData | undefined;
+  const data = () => (cached ??= buildSearchData(20_000, fixtureCatalogue()));
   it('gives most masters a brand, every one a stratification code, and the categories three levels', () => {
     const { products, categories } = data();
     assert.ok(products.filter((p) => p.brandCode).length / products.length > 0.9);
@@ -168,15 +176,19 @@ describe('the generated catalogue (needs ../shared/data/luma-catalogue.json)', {
   });
 
   it('holds every search word in some document, and nothing within one edit of the ceiling query', () => {
-    const words = new Set<string>();
-    for (const d of data().documents.values()) {
-      for (const text of [d.Description, d.StyleDescription, d.FabricComposition, d.Brand, d.Colour, d.ProductNo]) {
-        for (const w of searchWords(text ?? '')) words.add(w);
-      }
-    }
-    for (const w of SEARCH_WORDS) assert.ok(words.has(w), w);
-    for (const w of words) assert.ok(levenshtein(w, CEILING_QUERY) > 1, w);
+    assert.deepEqual(searchWordProblems(data().documents.values()), []);
+    for (const w of SEARCH_WORDS) assert.ok(editDistance(w, CEILING_QUERY) > 1, w);
     assert.ok(filterValues(visibleDocuments(data().documents.values(), account('indent'), SEARCH_BRANDS)).brand.includes('Outback Licensed'));
+  });
+
+  it('searchWordProblems names a search word no document holds and a word one edit from the ceiling query', () => {
+    const documents = [...data().documents.values()];
+    const without = documents.map((d) => ({ ...d, Description: d.Description?.replace(/\bhoodie\b/g, 'x') ?? null }));
+    assert.deepEqual(searchWordProblems(without), ['no document holds the search word "hoodie"']);
+    const near = [...documents, { ...(documents[0] as SearchDocument), Description: `${CEILING_QUERY.slice(1)}` }];
+    assert.deepEqual(searchWordProblems(near), [`"${CEILING_QUERY.slice(1)}" is within one edit of the ceiling query ${CEILING_QUERY}`]);
+    assert.equal(editDistance('hoodie', 'hodie'), 1);
+    assert.equal(editDistance('kitten', 'sitting'), 3);
   });
 
   it('makes freshness changes that become their document\'s Description, each with a word of its own', () => {
@@ -191,7 +203,7 @@ describe('the generated catalogue (needs ../shared/data/luma-catalogue.json)', {
       assert.ok([...(c.product.description as string)].length <= 100);
       assert.ok(changed.get(c.documentId)?.Description?.startsWith(`${c.word} `), c.documentId);
       assert.ok(open.has(c.documentId));
-      for (const other of changes) if (other !== c) assert.ok(levenshtein(c.word, other.word) > 1);
+      for (const other of changes) if (other !== c) assert.ok(editDistance(c.word, other.word) > 1);
     }
   });
 });
