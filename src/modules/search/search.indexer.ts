@@ -41,7 +41,7 @@ interface GenerationRefresh {
  * memory it holds does not grow with the catalogue (a bulk ingest of 100,000 products, a rebuild).
  * The variants come `2 × chunkMasters` rows per fetch.
  */
-export const CHUNK_MASTERS = 1_000;
+export const CHUNK_MASTERS = 500;
 
 export interface ChunkOptions {
   /** Master product numbers per chunk (tests pass a small one to cross chunk and fetch boundaries). */
