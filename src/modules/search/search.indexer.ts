@@ -2,12 +2,12 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { inTransaction, withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
-import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } from './search.documents.js';
+import { buildDocuments, variantKey, type SearchVariant } from './search.documents.js';
 import {
-  LOOP_LOCK, REBUILD_LOCK, changedProducts, deleteDocuments, deletedProducts, documentIds, documentsOfChangedBrands,
-  addWords, dropOtherGenerations, dropUnheldWords, indexStatus, lockIndexWrites, mastersOfDocuments, nextMasters, readState,
-  referenceData, replaceWords, saveProductKeys, saveState, upsertDocuments, variantsOfMasters, wordsOf,
-  type IndexedProduct, type ReferenceData,
+  LOOP_LOCK, REBUILD_LOCK, UPSERT_BATCH, addWords, changedProducts, colourwaysOf, deleteDocuments, deletedProducts, documentIds,
+  documentsOfChangedBrands, dropOtherGenerations, dropUnheldWords, indexStatus, lockIndexWrites, mastersOfDocuments, readState,
+  referenceData, replaceWords, saveProductKeys, saveState, upsertDocuments, variantsByChunk, wordsOf,
+  type ChunkPlan, type Colourway, type IndexedProduct, type ReferenceData,
 } from './search.repository.js';
 
 /**
@@ -39,12 +39,15 @@ interface GenerationRefresh {
  * Master product numbers per chunk: a refresh or a rebuild reads, builds and writes the documents of
  * this many masters (all their variants, so every document whole) before reading the next, so the
  * memory it holds does not grow with the catalogue (a bulk ingest of 100,000 products, a rebuild).
+ * The variants come `2 × chunkMasters` rows per fetch.
  */
-export const CHUNK_MASTERS = 1_000;
+export const CHUNK_MASTERS = 500;
 
 export interface ChunkOptions {
-  /** Master product numbers per chunk (tests pass a small one to cross chunk boundaries). */
+  /** Master product numbers per chunk (tests pass a small one to cross chunk and fetch boundaries). */
   chunkMasters?: number;
+  /** Runs after each chunk's variants are written (tests use it to write products while a refresh or rebuild reads). */
+  afterChunk?: (variants: readonly SearchVariant[]) => Promise<void>;
 }
 
 /** Each variant that is part of a document, with its key: what `search_product_keys` records. */
@@ -63,25 +66,65 @@ function* slices<T>(items: readonly T[], size: number): Generator<T[]> {
 }
 
 /**
+ * Puts the masters of `colourways` in chunks of `size` (more when a group needs it). A document is made of one key's
+ * variants, and the key lowercases and turns spaces and slashes into underscores, so two masters can
+ * make one document ("ABC"/"Red" and "abc"/"red", or "A B"/"Red" and "A"/"B Red"): such masters go
+ * in the same chunk, so every document is built whole from one chunk.
+ */
+export function planChunks(colourways: readonly Colourway[], size: number): ChunkPlan {
+  const groupOf = new Map<string, string[]>();
+  const masterOf = new Map<string, string>();
+  for (const { master, color } of colourways) {
+    let group = groupOf.get(master);
+    if (group === undefined) groupOf.set(master, (group = [master]));
+    const key = variantKey({ masterProductNo: master, color });
+    if (key === undefined) continue;
+    const other = masterOf.get(key);
+    if (other === undefined) {
+      masterOf.set(key, master);
+      continue;
+    }
+    const otherGroup = groupOf.get(other) as string[];
+    if (otherGroup === group) continue;
+    const [into, from] = otherGroup.length >= group.length ? [otherGroup, group] : [group, otherGroup];
+    for (const m of from) {
+      into.push(m);
+      groupOf.set(m, into);
+    }
+  }
+  const plan: ChunkPlan = { masters: [], chunks: [] };
+  let chunk = 0;
+  let inChunk = 0;
+  for (const group of new Set(groupOf.values())) {
+    if (inChunk >= size) {
+      chunk += 1;
+      inChunk = 0;
+    }
+    for (const master of group) {
+      plan.masters.push(master);
+      plan.chunks.push(chunk);
+    }
+    inChunk += group.length;
+  }
+  return plan;
+}
+
+/** The variants of `colourways`' masters, a chunk at a time, all from one snapshot (see `variantsByChunk`). */
+function chunksOf(tx: Queryable, colourways: readonly Colourway[], chunkMasters: number): AsyncGenerator<SearchVariant[]> {
+  return variantsByChunk(tx, planChunks(colourways, chunkMasters), 2 * chunkMasters);
+}
+
+/**
  * Writes one generation's documents a chunk of variants at a time: builds the chunk's documents and
  * upserts them in id order with their product keys; when asked, adds their words to search_words
  * and gathers the words of the documents they replace, for `finish` to drop those no document
- * holds any more (a word set is bounded by the vocabulary, not the catalogue).
- *
- * A chunk holds every variant of its master product numbers, so a document is whole in one chunk
- * unless two masters make the same key: the key lowercases and turns spaces and slashes into
- * underscores, so "ABC"/"Red" and "abc"/"red", or "A B"/"Red" and "A"/"B Red", are one colourway.
- * Those masters may fall into different chunks, each writing part of the document; the writer
- * remembers the keys built (strings: small even for a whole catalogue) and `finish` rebuilds a key
- * built twice from all its variants, found through the product keys the chunks recorded. Such a
- * document is written more than once, so a refresh counts it as written even when it ends as it was.
+ * holds any more (a set of words is bounded by the vocabulary, not the catalogue).
  */
 class DocumentWriter {
-  /** Ids upserted (changed or new). */
-  readonly written = new Set<string>();
+  /** Documents upserted (changed or new). */
+  written = 0;
   /** Keys a chunk made a document of. */
   readonly built = new Set<string>();
-  private readonly split = new Set<string>();
   /** Words of the documents replaced or removed: search_words drops those no document holds at the end. */
   private readonly oldWords = new Set<string>();
 
@@ -90,34 +133,23 @@ class DocumentWriter {
     private readonly generation: number,
     private readonly reference: ReferenceData,
     private readonly words: boolean,
-    private readonly chunkSize: number,
   ) {}
 
   async write(variants: readonly SearchVariant[]): Promise<void> {
-    const documents = this.build(variants);
-    for (const id of documents.keys()) {
-      if (this.built.has(id)) this.split.add(id);
-      else this.built.add(id);
-    }
-    await this.upsert(documents);
+    const documents = buildDocuments(variants, this.reference.categories, this.reference.brandNames);
+    const sorted = [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+    await this.keepOldWords(sorted.map((d) => d.id));
+    const written = await upsertDocuments(this.tx, this.generation, sorted);
+    if (this.words) await addWords(this.tx, this.generation, written);
+    for (const id of documents.keys()) this.built.add(id);
+    this.written += written.length;
     await saveProductKeys(this.tx, this.generation, productKeysOf(variants), []);
   }
 
-  /**
-   * Rewrites each document that more than one chunk wrote part of from all its variants, deletes
-   * the documents of `removed` (keys no chunk built), then drops the words no document holds any
-   * more; the number of documents deleted.
-   */
+  /** Deletes the documents of `removed` (keys no chunk built), then drops the words no document holds any more; the number deleted. */
   async finish(removed: readonly string[] = []): Promise<number> {
-    for (const keys of slices([...this.split].sort(), this.chunkSize)) {
-      const wanted = new Set(keys);
-      const masters = await mastersOfDocuments(this.tx, this.generation, keys);
-      const variants = (await variantsOfMasters(this.tx, masters)).filter((v) => wanted.has(variantKey(v) ?? ''));
-      await this.upsert(this.build(variants));
-    }
-    this.split.clear();
     let deleted = 0;
-    for (const ids of slices(removed, this.chunkSize)) {
+    for (const ids of slices(removed, UPSERT_BATCH)) {
       await this.keepOldWords(ids);
       deleted += await deleteDocuments(this.tx, this.generation, ids);
     }
@@ -126,34 +158,9 @@ class DocumentWriter {
     return deleted;
   }
 
-  private build(variants: readonly SearchVariant[]): Map<string, SearchDocument> {
-    return buildDocuments(variants, this.reference.categories, this.reference.brandNames);
-  }
-
   private async keepOldWords(ids: readonly string[]): Promise<void> {
-    if (!this.words) return;
+    if (!this.words || ids.length === 0) return;
     for (const word of await wordsOf(this.tx, this.generation, ids)) this.oldWords.add(word);
-  }
-
-  /** The documents upserted in id order (a stable write order), their words added. */
-  private async upsert(documents: ReadonlyMap<string, SearchDocument>): Promise<void> {
-    if (documents.size === 0) return;
-    const sorted = [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-    await this.keepOldWords(sorted.map((d) => d.id));
-    const written = await upsertDocuments(this.tx, this.generation, sorted);
-    if (this.words) await addWords(this.tx, this.generation, written);
-    for (const id of written) this.written.add(id);
-  }
-}
-
-/** Every product with a master product number and a colour, `size` masters at a time (keyset pages). */
-async function* catalogueChunks(tx: Queryable, size: number): AsyncGenerator<SearchVariant[]> {
-  let after: string | null = null;
-  while (true) {
-    const masters = await nextMasters(tx, after, size);
-    if (masters.length === 0) return;
-    yield await variantsOfMasters(tx, masters);
-    after = masters[masters.length - 1] as string;
   }
 }
 
@@ -204,7 +211,7 @@ async function touchedSince(tx: Queryable, job: GenerationRefresh): Promise<Touc
  * all its current variants (the products of the masters concerned, a chunk of masters at a time),
  * and a key with no variant left is deleted.
  */
-async function refreshGeneration(tx: Queryable, job: GenerationRefresh, chunkMasters: number): Promise<RefreshResult> {
+async function refreshGeneration(tx: Queryable, job: GenerationRefresh, options: ChunkOptions): Promise<RefreshResult> {
   const { generation } = job;
   const { keys, masters, forget } = await touchedSince(tx, job);
   if (keys.size === 0 && forget.length === 0) return { written: 0, removed: 0 };
@@ -213,12 +220,15 @@ async function refreshGeneration(tx: Queryable, job: GenerationRefresh, chunkMas
   // The masters indexed under the keys, read before the chunks rewrite the product keys.
   for (const master of await mastersOfDocuments(tx, generation, keyList)) masters.add(master);
   await saveProductKeys(tx, generation, [], forget);
-  const writer = new DocumentWriter(tx, generation, await referenceData(tx), job.words, chunkMasters);
-  for (const chunk of slices([...masters].sort(), chunkMasters)) {
-    await writer.write((await variantsOfMasters(tx, chunk)).filter((v) => keys.has(variantKey(v) ?? '')));
+  const writer = new DocumentWriter(tx, generation, await referenceData(tx), job.words);
+  const colourways = await colourwaysOf(tx, [...masters].sort());
+  for await (const variants of chunksOf(tx, colourways, options.chunkMasters ?? CHUNK_MASTERS)) {
+    const wanted = variants.filter((v) => keys.has(variantKey(v) ?? ''));
+    await writer.write(wanted);
+    await options.afterChunk?.(wanted);
   }
   const removed = await writer.finish(keyList.filter((key) => !writer.built.has(key)));
-  return { written: writer.written.size, removed };
+  return { written: writer.written, removed };
 }
 
 /**
@@ -236,7 +246,7 @@ export async function refresh(pool: Pool, options: ChunkOptions = {}): Promise<R
       full: state.referenceDeletions !== state.referenceDeletionsSeen,
       deletions: state.deletions !== state.deletionsSeen,
       words: true,
-    }, options.chunkMasters ?? CHUNK_MASTERS);
+    }, options);
     await saveState(tx, {
       activeGeneration: state.activeGeneration,
       watermark: state.snapshotXmin,
@@ -272,7 +282,6 @@ export interface RebuildResult {
  * between the two (tests use it to read the index mid-rebuild).
  */
 export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch?: () => Promise<void> } = {}): Promise<RebuildResult> {
-  const chunkMasters = options.chunkMasters ?? CHUNK_MASTERS;
   const client = await pool.connect();
   let broken = false;
   try {
@@ -282,9 +291,11 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
         const state = await readState(tx);
         const generation = state.activeGeneration + 1;
         await dropOtherGenerations(tx, state.activeGeneration);
-        const writer = new DocumentWriter(tx, generation, await referenceData(tx), false, chunkMasters);
-        for await (const variants of catalogueChunks(tx, chunkMasters)) await writer.write(variants);
-        await writer.finish();
+        const writer = new DocumentWriter(tx, generation, await referenceData(tx), false);
+        for await (const variants of chunksOf(tx, await colourwaysOf(tx, null), options.chunkMasters ?? CHUNK_MASTERS)) {
+          await writer.write(variants);
+          await options.afterChunk?.(variants);
+        }
         return { generation, since: state.snapshotXmin, referenceDeletions: state.referenceDeletions };
       });
       await options.beforeSwitch?.();
@@ -297,7 +308,7 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
           full: state.referenceDeletions !== built.referenceDeletions,
           deletions: true,
           words: false,
-        }, chunkMasters);
+        }, { chunkMasters: options.chunkMasters });
         await saveState(tx, {
           activeGeneration: built.generation,
           watermark: state.snapshotXmin,

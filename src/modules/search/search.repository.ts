@@ -127,29 +127,58 @@ export async function mastersOfDocuments(tx: Queryable, generation: number, keys
   return rows.map((r) => r.master);
 }
 
-/** Every variant of the given master product numbers. */
-export async function variantsOfMasters(tx: Queryable, masters: readonly string[]): Promise<SearchVariant[]> {
-  if (masters.length === 0) return [];
-  const { rows } = await tx.query<SearchVariant>(
-    `SELECT ${VARIANT_COLUMNS} FROM products p WHERE p.master_product_no = ANY($1::text[])`,
+/** A master product number and one of its products' colours. */
+export interface Colourway { master: string; color: string }
+
+/**
+ * The distinct master product numbers and colours of products that have both, of the given masters
+ * (all when null), in order: what decides which documents a master's variants make.
+ */
+export async function colourwaysOf(tx: Queryable, masters: readonly string[] | null): Promise<Colourway[]> {
+  const { rows } = await tx.query<Colourway>(
+    `SELECT DISTINCT p.master_product_no AS master, p.color FROM products p
+      WHERE p.master_product_no IS NOT NULL AND p.color IS NOT NULL
+        AND ($1::text[] IS NULL OR p.master_product_no = ANY($1::text[]))
+      ORDER BY 1, 2`,
     [masters],
   );
   return rows;
 }
 
+/** Which chunk each master is read in: `chunks[i]` is the chunk of `masters[i]`. */
+export interface ChunkPlan { masters: string[]; chunks: number[] }
+
 /**
- * The next `limit` master product numbers after `after` (null: from the first) among products with a
- * colour, in the database's order: a rebuild walks the catalogue by these pages (keyset pagination
- * on products_master_product_no_idx), so all variants of a master are read together.
+ * Every variant of the plan's masters, one array per chunk, each chunk whole and read `fetchRows`
+ * rows at a time. All come through one cursor, so from one snapshot, as one statement would read
+ * them: a product moved to another master meanwhile is read under one of them, never under both.
  */
-export async function nextMasters(tx: Queryable, after: string | null, limit: number): Promise<string[]> {
-  const { rows } = await tx.query<{ master: string }>(
-    `SELECT p.master_product_no AS master FROM products p
-      WHERE p.master_product_no IS NOT NULL AND p.color IS NOT NULL AND ($1::text IS NULL OR p.master_product_no > $1::text)
-      GROUP BY p.master_product_no ORDER BY p.master_product_no LIMIT $2`,
-    [after, limit],
+export async function* variantsByChunk(tx: Queryable, plan: ChunkPlan, fetchRows: number): AsyncGenerator<SearchVariant[]> {
+  if (plan.masters.length === 0) return;
+  const rowsPerFetch = Math.max(1, Math.floor(fetchRows));
+  await tx.query(
+    `DECLARE search_variants NO SCROLL CURSOR FOR
+     SELECT ${VARIANT_COLUMNS}, m.chunk FROM products p
+       JOIN unnest($1::text[], $2::int[]) AS m(master, chunk) ON p.master_product_no = m.master
+      ORDER BY m.chunk`,
+    [plan.masters, plan.chunks],
   );
-  return rows.map((r) => r.master);
+  let batch: SearchVariant[] = [];
+  let current: number | undefined;
+  for (let more = true; more;) {
+    const { rows } = await tx.query<SearchVariant & { chunk: number }>(`FETCH ${rowsPerFetch} FROM search_variants`);
+    more = rows.length === rowsPerFetch;
+    for (const { chunk, ...variant } of rows) {
+      if (chunk !== current && batch.length > 0) {
+        yield batch;
+        batch = [];
+      }
+      current = chunk;
+      batch.push(variant);
+    }
+  }
+  if (batch.length > 0) yield batch;
+  await tx.query('CLOSE search_variants');
 }
 
 export interface ReferenceData {
