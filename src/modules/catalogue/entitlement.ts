@@ -47,15 +47,21 @@ export function brandCodesSql(list: string): string {
   return `ARRAY(SELECT ${trimmed('c')} FROM unnest(string_to_array(coalesce(${list}, ''), ',')) c WHERE ${trimmed('c')} <> '')`;
 }
 
+/** A brand code as the rule compares it: trimmed, and blank for none (search_documents.brand_key holds it, migration 1764000001500). */
+export function brandKeySql(brandCode: string): string {
+  return trimmed(`coalesce(${brandCode}, '')`);
+}
+
 /**
  * `brandEntitlement` as a SQL condition on a product's (or document's) brand code, given the
  * account's `allowed` and `indent` code arrays (from `brandCodesSql`). A blank code: everyone; an
  * indent code: always; no allowed codes: every brand with no restricted row of that exact code
- * (the lookup's join); otherwise exactly the allowed codes.
+ * (the lookup's join); otherwise exactly the allowed codes. `key` is the code as `brandKeySql`
+ * makes it, for a table that keeps it (trimming every row's code costs a scan of 20,000 documents
+ * a third of its time).
  */
-export function brandVisibleSql(brandCode: string, allowed: string, indent: string): string {
-  const code = trimmed(`coalesce(${brandCode}, '')`);
-  return `(${code} = '' OR ${code} = ANY(${indent}) OR CASE WHEN cardinality(${allowed}) = 0
+export function brandVisibleSql(brandCode: string, allowed: string, indent: string, key = brandKeySql(brandCode)): string {
+  return `(${key} = '' OR ${key} = ANY(${indent}) OR CASE WHEN cardinality(${allowed}) = 0
       THEN NOT EXISTS (SELECT 1 FROM brands rb WHERE rb.restricted AND rb.code = ${brandCode})
-      ELSE ${code} = ANY(${allowed}) END)`;
+      ELSE ${key} = ANY(${allowed}) END)`;
 }

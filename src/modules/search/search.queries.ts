@@ -35,18 +35,21 @@ export interface BrandLists {
   indent: readonly string[];
 }
 
-/** The entitlement condition, the allowed codes being parameter $1 of every statement here and the indent codes `indent`. */
-const visible = (brandCode: string, indent: string): string => brandVisibleSql(brandCode, '$1::text[]', `${indent}::text[]`);
+/**
+ * The entitlement condition, the allowed codes being parameter $1 of every statement here and the
+ * indent codes `indent`; `key` the trimmed code where a table keeps it (search_documents.brand_key).
+ */
+const visible = (brandCode: string, indent: string, key?: string): string => brandVisibleSql(brandCode, '$1::text[]', `${indent}::text[]`, key);
 
 const ACTIVE_GENERATION = '(SELECT active_generation FROM search_state)';
 
-/** How each filter tests a document of `matched` (`f` holds the lowercased values sent). */
+/** How each filter tests a document of `matched` (`f` holds the lowercased values sent; `*_match` the lists lowercased, migration 1764000001500). */
 const FILTER_TESTS: Record<Filter, string> = {
   brand: '(lower(d.brand) = ANY(f.brand) OR lower(d.brand_code) = ANY(f.brand))',
-  category: 'EXISTS (SELECT 1 FROM unnest(d.category) c WHERE lower(c) = ANY(f.category))',
+  category: 'd.category_match && f.category',
   colour: 'lower(d.colour) = ANY(f.colour)',
   gender: 'lower(d.gender) = ANY(f.gender)',
-  size: 'EXISTS (SELECT 1 FROM unnest(d.available_sizes) s WHERE lower(s) = ANY(f.size))',
+  size: 'd.sizes_match && f.size',
   stratificationCode: 'lower(d.stratification_code) = ANY(f.stratification_code)',
 };
 const FILTER_COLUMNS: Record<Filter, string> = {
@@ -54,10 +57,13 @@ const FILTER_COLUMNS: Record<Filter, string> = {
 };
 /** The filter that narrows each facet (left out of that facet's own counts). */
 const FACET_FILTER: Record<Facet, Filter> = { Brand: 'brand', Category: 'category', Colour: 'colour', Gender: 'gender' };
-/** Each facet's value in `matched`; Category is a list, counted once per name. */
-const FACET_VALUE: Record<Facet, string> = {
-  Brand: 'm.brand', Category: 'unnest(m.category)', Colour: 'm.colour', Gender: 'm.gender',
-};
+/** Each facet's column in `matched`; Category is a list, counted once per name it holds. */
+const FACET_COLUMN: Record<Facet, string> = { Brand: 'brand', Category: 'category', Colour: 'colour', Gender: 'gender' };
+/**
+ * `GROUPING(brand, colour, gender, category)` of each facet's grouping set: a bit per column left
+ * out, the first column the highest.
+ */
+const FACET_GROUPING: Record<Facet, number> = { Brand: 0b0111, Colour: 0b1011, Gender: 0b1101, Category: 0b1110 };
 
 export interface SearchQuery {
   brands: BrandLists;
@@ -102,13 +108,29 @@ const TEXT_CTE = `words AS (
 /** ts_rank weights {D, C, B, A}: Description (A) counts twice the other searchable fields (B), the "Search" profile. */
 const RANK_WEIGHTS = `'{0, 0, 0.5, 1}'`;
 
+/**
+ * One statement: `matched` is every document the account may see that holds the words (all of
+ * them when there are none), with a flag per filter; the total and the page are those passing
+ * every filter. The four facets are counted in one pass over `matched` (GROUPING SETS), each
+ * value's count taken over the documents passing every filter but the facet's own (disjunctive
+ * facets). Category is grouped by the whole list first (a few dozen distinct lists), then summed
+ * per name: unnesting every document's list cost more than the rest of the statement.
+ */
 function searchStatement(query: SearchQuery, filters: readonly Filter[]): string {
   const text = query.words.length > 0;
   const flag = (filter: Filter) => `f_${FILTER_COLUMNS[filter]}`;
   const all = (except?: Filter) => filters.filter((f) => f !== except).map(flag).join(' AND ') || 'true';
-  const facet = (name: Facet) => `(SELECT coalesce(json_agg(json_build_object('value', value, 'count', n) ORDER BY n DESC, value COLLATE "C"), '[]')
-       FROM (SELECT value, count(*) AS n FROM (SELECT ${FACET_VALUE[name]} AS value FROM matched m WHERE ${all(FACET_FILTER[name])}) v
-              WHERE value IS NOT NULL AND btrim(value) <> '' GROUP BY value ORDER BY n DESC, value COLLATE "C" LIMIT ${MAX_FACET_VALUES}) x)`;
+  const counted = (name: Facet) => `n_${FACET_COLUMN[name]}`;
+  const facet = (name: Facet) => {
+    const value = name === 'Category' ? 'name' : FACET_COLUMN[name];
+    const source = name === 'Category'
+      ? `(SELECT name, sum(c.${counted(name)}) AS n FROM facet_counts c, unnest(c.category) name
+           WHERE c.g = ${FACET_GROUPING[name]} AND c.${counted(name)} > 0 GROUP BY name)`
+      : `(SELECT ${value}, ${counted(name)} AS n FROM facet_counts WHERE g = ${FACET_GROUPING[name]} AND ${counted(name)} > 0)`;
+    return `(SELECT coalesce(json_agg(json_build_object('value', value, 'count', n) ORDER BY n DESC, value COLLATE "C"), '[]')
+       FROM (SELECT ${value} AS value, n FROM ${source} v
+              WHERE ${value} IS NOT NULL AND btrim(${value}) <> '' ORDER BY n DESC, ${value} COLLATE "C" LIMIT ${MAX_FACET_VALUES}) x)`;
+  };
   return `WITH ${text ? `${TEXT_CTE},` : ''}
   f AS (
     SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 6}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
@@ -117,7 +139,11 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
            ${text ? `d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank` : 'true AS exact, 0::real AS rank'}
            ${filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('')}
       FROM search_documents d, f
-     WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5')}${text ? ' AND d.search @@ (SELECT loose FROM queries)' : ''}
+     WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}${text ? ' AND d.search @@ (SELECT loose FROM queries)' : ''}
+  ), facet_counts AS (
+    SELECT brand, colour, gender, category, GROUPING(brand, colour, gender, category) AS g,
+           ${FACETS.map((name) => `count(*) FILTER (WHERE ${all(FACET_FILTER[name])}) AS ${counted(name)}`).join(', ')}
+      FROM matched m GROUP BY GROUPING SETS ((brand), (colour), (gender), (category))
   ), page AS (
     SELECT id, exact, rank FROM matched m WHERE ${all()} ORDER BY exact DESC, rank DESC, id COLLATE "C" LIMIT $3 OFFSET $4
   )
@@ -167,7 +193,7 @@ export async function suggestDocuments(db: Queryable, brands: BrandLists, words:
     `WITH hits AS (
        SELECT DISTINCT ON (d.product_no) d.id, d.product_no, d.description, d.brand, d.colour
          FROM search_documents d
-        WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$4')} AND ${contains}
+        WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$4', 'd.brand_key')} AND ${contains}
         ORDER BY d.product_no, d.id COLLATE "C"
      ), ranked AS (
        SELECT h.*, lower(coalesce(h.description, '')) LIKE lower($3) AS starts, ${inDescription} AS in_description

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { brandCodes, brandCodesSql, brandEntitlement, brandVisibleSql } from '../../../src/modules/catalogue/entitlement.js';
+import { brandCodes, brandCodesSql, brandEntitlement, brandKeySql, brandVisibleSql } from '../../../src/modules/catalogue/entitlement.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 /**
@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 const LISTS: Array<string | null> = [
   null, '', '  ', ',', 'OPEN', 'LOCKED', 'OPEN,LOCKED', ' OPEN , LOCKED ', 'OTHER', 'open', 'LOCKED,,OPEN', 'OPEN\t,\nLOCKED2',
 ];
-const CODES: Array<string | null> = [null, '', '  ', 'OPEN', 'LOCKED', 'LOCKED2', 'OTHER', 'open', ' OPEN', 'LOCKED '];
+const CODES: Array<string | null> = [null, '', '  ', 'OPEN', 'LOCKED', 'LOCKED2', 'OTHER', 'open', ' OPEN', 'LOCKED ', '\tOPEN\n', '\v'];
 
 describe('brandVisibleSql agrees with brandEntitlement', () => {
   let db: TestDatabase;
@@ -44,5 +44,25 @@ describe('brandVisibleSql agrees with brandEntitlement', () => {
       if (!expected) hidden += 1;
     }
     assert.ok(hidden > 0 && hidden < rows.length, 'the combinations include both answers');
+  });
+
+  it('answers alike from the brand_key search_documents keeps (brandKeySql of its brand_code)', async () => {
+    await db.pool.query(
+      `INSERT INTO search_documents (generation, id, product_no, brand_code, colour, category, available_sizes, blocked, document, search, suggest)
+       SELECT 1, 'doc-' || i, 'P', c.code, 'Red', '{}', '{}', false, '{}', '', '' FROM unnest($1::text[]) WITH ORDINALITY c(code, i)`,
+      [CODES],
+    );
+    const { rows } = await db.pool.query<{ allowed: string | null; indent: string | null; code: string | null; key: string; same: boolean; visible: boolean }>(
+      `SELECT a.allowed, i.indent, d.brand_code AS code, d.brand_key AS key, d.brand_key = ${brandKeySql('d.brand_code')} AS same,
+              ${brandVisibleSql('d.brand_code', brandCodesSql('a.allowed'), brandCodesSql('i.indent'), 'd.brand_key')} AS visible
+         FROM unnest($1::text[]) a(allowed), unnest($1::text[]) i(indent), search_documents d`,
+      [LISTS],
+    );
+    assert.equal(rows.length, LISTS.length ** 2 * CODES.length);
+    for (const row of rows) {
+      assert.ok(row.same, `brand_key ${JSON.stringify(row.key)} of ${JSON.stringify(row.code)}`);
+      const restricted = new Set(row.code === 'LOCKED' || row.code === 'LOCKED2' ? [row.code] : []);
+      assert.equal(row.visible, brandEntitlement({ allowedBrands: row.allowed, indentBrands: row.indent }, restricted)(row.code), JSON.stringify(row));
+    }
   });
 });
