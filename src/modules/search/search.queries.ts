@@ -82,8 +82,10 @@ export interface SearchAnswer {
 
 /**
  * The text part of a search: each word matches itself; as a prefix when it is at least
- * MIN_PREFIX_LENGTH long; and every indexed word one typo away (`search_one_typo`, candidates
- * found by trigram similarity in search_words) under the MIN_TYPO_LENGTH rules. Words AND. `exact`
+ * MIN_PREFIX_LENGTH long; and every indexed word one typo away (`search_one_typo`) under the
+ * MIN_TYPO_LENGTH rules. Candidates are the indexed words similar by trigrams (search_words), and
+ * the query word with two neighbouring letters swapped, looked up as such: a swap in the middle of
+ * a word changes four of its trigrams, too many for the similarity threshold ("jakcet"). Words AND. `exact`
  * is the words alone, for ranking: a document holding every word as typed ranks above one found
  * through a prefix or a typo.
  */
@@ -95,8 +97,13 @@ const TEXT_CTE = `words AS (
          || CASE WHEN length(w) > ${MAX_TYPO_LENGTH} THEN ''
                  WHEN length(w) >= ${MIN_TYPO_LENGTH}
                    OR (length(w) >= ${MIN_TYPO_LENGTH_UNMATCHED} AND NOT EXISTS (SELECT 1 FROM search_words sw WHERE sw.word LIKE w || '%'))
-                 THEN coalesce((SELECT string_agg(' | ' || quote_literal(sw.word), '' ORDER BY sw.word) FROM search_words sw
-                                 WHERE sw.word % w AND search_one_typo(sw.word, w)), '')
+                 THEN coalesce((SELECT string_agg(' | ' || quote_literal(c.word), '' ORDER BY c.word)
+                                  FROM (SELECT sw.word FROM search_words sw WHERE sw.word % w
+                                        UNION
+                                        SELECT sw.word FROM search_words sw
+                                         WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
+                                                                     FROM generate_series(1, length(w) - 1) i))) c
+                                 WHERE search_one_typo(c.word, w)), '')
                  ELSE '' END AS loose
     FROM words
 ), queries AS (

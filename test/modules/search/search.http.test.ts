@@ -157,7 +157,7 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
   });
 
   it('finds a word with one typo, ranked below exact matches', async () => {
-    for (const typo of ['hodie', 'hoddie', 'hoodei', 'HOODEI']) {
+    for (const typo of ['hodie', 'hoddie', 'hoodei', 'HOODEI', 'hodoie', 'ohodie']) {
       const body = await searchAs('OPEN', `q=${typo}`);
       assert.ok(['mh01_black', 'mh01_red', 'nb01_grey', 'wh01_blue'].every((id) => ids(body).includes(id)), `${typo}: ${ids(body).join(' ')}`);
     }
