@@ -184,17 +184,24 @@ export interface Suggestion {
   Colour: string;
 }
 
+/** Suggest words shorter than this match the start of a word, not anywhere in one. */
+export const MIN_INFIX_LENGTH = 3;
+
 /**
- * Typeahead: documents whose Description, Brand, ProductNo or Colour contain every word (infix, by
- * the trigram index on `suggest`), one per master product (its first colourway by id). Ranked: the
- * Description starting with the first word, then containing every word, then the shorter
- * Description, then ProductNo and id.
+ * Typeahead: documents whose Description, Brand, ProductNo or Colour hold every word, one per master
+ * product (its first colourway by id). A word of MIN_INFIX_LENGTH characters or more matches
+ * anywhere (infix: `oodie` finds Hoodie); a shorter one at the start of a word (`ja` finds Jacket,
+ * not Pajamas). Both are LIKE patterns on `suggest_words` (the suggest text as space-led words,
+ * migration 1764000001600), which its trigram index serves. Ranked: the Description starting with
+ * the first word, then containing every word, then the shorter Description, then ProductNo and id.
  */
 export async function suggestDocuments(db: Queryable, brands: BrandLists, words: readonly string[], top: number): Promise<Suggestion[]> {
   // One LIKE per word, its pattern a parameter, so the planner sees each and uses the trigram index.
   // Words are letters and digits only (`searchWords`): no LIKE wildcard or escape can be in one.
-  const contains = words.map((_, i) => `d.suggest LIKE lower($${i + 5})`).join(' AND ') || 'false';
-  const inDescription = words.map((_, i) => `lower(coalesce(h.description, '')) LIKE lower($${i + 5})`).join(' AND ') || 'false';
+  const patterns = words.map((w) => (w.length >= MIN_INFIX_LENGTH ? `%${w}%` : `% ${w}%`));
+  const contains = words.map((_, i) => `d.suggest_words LIKE lower($${i + 5})`).join(' AND ') || 'false';
+  // For ranking only, so a short word's start is taken after a space (regexp_replace over thousands of hits cost more than finding them).
+  const inDescription = words.map((_, i) => `' ' || lower(coalesce(h.description, '')) LIKE lower($${i + 5})`).join(' AND ') || 'false';
   const order = `starts DESC, in_description DESC, length(coalesce(description, '')), product_no COLLATE "C", id COLLATE "C"`;
   const { rows } = await db.query<{ data: Suggestion[] }>(
     `WITH hits AS (
@@ -211,7 +218,7 @@ export async function suggestDocuments(db: Queryable, brands: BrandLists, words:
      SELECT (SELECT coalesce(json_agg(json_build_object('id', id, 'text', coalesce(description, product_no), 'ProductNo', product_no,
                                                         'Description', description, 'Brand', brand, 'Colour', colour) ORDER BY ${order}), '[]')
                FROM top) AS data`,
-    [brands.allowed, top, `${words[0] ?? ''}%`, brands.indent, ...words.map((w) => `%${w}%`)],
+    [brands.allowed, top, `${words[0] ?? ''}%`, brands.indent, ...patterns],
   );
   return (rows[0] as (typeof rows)[number]).data;
 }

@@ -219,7 +219,7 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     assert.deepEqual(ids(own.json()), ['mh01_black', 'mh01_red', 'nb01_grey'], 'a customer key answers for its own account');
   });
 
-  it('suggests by infix over Description, Brand, ProductNo and Colour, one per product, under the same rules', async () => {
+  it('suggests by infix (by word start under 3 characters) over Description, Brand, ProductNo and Colour, one per product, under the same rules', async () => {
     const suggest = async (query: string, accountNo = 'OPEN') => {
       const res = await get(`/suggest?${query}`, accountNo);
       assert.equal(res.statusCode, 200, res.body);
@@ -235,6 +235,10 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     assert.deepEqual((await suggest('q=hoodie&top=2')).map((s) => s.ProductNo), ['MH01', 'WH01'], 'top');
     assert.deepEqual((await suggest('q=plai')).map((s) => s.text), ['Plain Hoodie in Black Marl']);
     assert.deepEqual((await suggest('q=a')), [], 'a single letter suggests nothing');
+    assert.deepEqual((await suggest('q=ma')).map((s) => s.ProductNo), ['NB01'], 'two characters: the start of a word (Marl)');
+    assert.deepEqual((await suggest('q=ar')), [], 'two characters inside a word (Kangaroo, Apparel, Marl) suggest nothing');
+    assert.deepEqual((await suggest('q=aro')).map((s) => s.ProductNo), ['MH01'], 'three: anywhere in a word');
+    assert.deepEqual((await suggest('q=mt')).map((s) => s.ProductNo), ['MT01'], 'the start of a product number');
     assert.deepEqual((await suggest('q=cashm')), []);
     assert.deepEqual((await suggest('q=cashm', 'INDENT')).map((s) => s.ProductNo), ['LX01']);
     assert.deepEqual((await suggest('q=hoodie', 'ALLOW')).map((s) => s.ProductNo), ['MH01', 'NB01']);
