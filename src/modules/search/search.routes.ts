@@ -6,6 +6,7 @@ import { parseBrowseParams, parseSearchParams, parseSuggestParams } from './sear
 import {
   BrowseQuerySchema, BrowseResponseSchema, SearchQuerySchema, SearchResponseSchema, SuggestQuerySchema, SuggestResponseSchema,
 } from './search.schemas.js';
+import type { SerializeAnswer } from './search.cache.js';
 import { browse, search, suggest, type SearchDeps } from './search.service.js';
 
 const PROBLEMS = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
@@ -26,7 +27,7 @@ export async function searchRoutes(app: FastifyInstance, deps: SearchDeps): Prom
     summary: string,
     schemas: { querystring: TSchema; response: TSchema },
     parse: (query: Record<string, unknown>) => P,
-    answer: (deps: SearchDeps, accountNo: string, params: P) => Promise<unknown>,
+    answer: (deps: SearchDeps, accountNo: string, params: P, serialize: SerializeAnswer) => Promise<object>,
   ) => {
     app.get(url, {
       schema: {
@@ -38,7 +39,12 @@ export async function searchRoutes(app: FastifyInstance, deps: SearchDeps): Prom
         response: { 200: schemas.response, ...PROBLEMS },
       },
       validatorCompiler: () => (value: unknown) => ({ value }),
-    }, async (request) => answer(deps, publicCallerOf(request).accountNo, parse(request.query as Record<string, unknown>)));
+    }, async (request, reply) => {
+      const body = await answer(deps, publicCallerOf(request).accountNo, parse(request.query as Record<string, unknown>), (a) => reply.serialize(a));
+      // A body already serialised by the 200 schema (search and suggest keep answers so) is sent as it is.
+      if (Buffer.isBuffer(body)) return reply.type('application/json; charset=utf-8').send(body);
+      return body;
+    });
   };
   route('/search', 'Search the colourways the account may see, with disjunctive facets, typo tolerance and paging',
     { querystring: SearchQuerySchema, response: SearchResponseSchema }, parseSearchParams, search);

@@ -3,7 +3,7 @@ import { errors } from '../../platform/http/problem.js';
 import { buildDocuments } from './search.documents.js';
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
-import type { SearchAnswerCache } from './search.cache.js';
+import { answerBody, type SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
 import { browseColourways, searchContext, searchDocuments, suggestDocuments, type SearchContext } from './search.queries.js';
 import { referenceData } from './search.repository.js';
 import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.schemas.js';
@@ -30,28 +30,31 @@ async function contextOf(deps: SearchDeps, accountNo: string): Promise<SearchCon
   return context;
 }
 
-export async function search(deps: SearchDeps, accountNo: string, params: SearchParams): Promise<SearchResponse> {
+/** The search answer's response body (`serialize`: the route's), kept or computed. */
+export async function search(deps: SearchDeps, accountNo: string, params: SearchParams, serialize: SerializeAnswer): Promise<Buffer> {
   const context = await contextOf(deps, accountNo);
   const words = searchWords(params.q);
   // Filters compare without regard to case and as sets: one key for `colour=Red&colour=blue` and `colour=Blue&colour=red`.
   const filters = Object.fromEntries(Object.entries(params.filters)
     .map(([name, values]) => [name, [...new Set(values.map((v) => v.toLowerCase()))].sort()]));
-  return deps.answers.answer('search', context, [words, filters, params.page, params.pageSize], async () => {
+  return deps.answers.body('search', context, [words, filters, params.page, params.pageSize], async (): Promise<SearchResponse> => {
     // The lists of the context, which the kept answer is keyed by, are the ones the statement applies.
     const answer = await searchDocuments(deps.pool, {
       brands: context, words, filters, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
     });
     return { ...answer, page: params.page, pageSize: params.pageSize };
-  });
+  }, serialize);
 }
 
-export async function suggest(deps: SearchDeps, accountNo: string, params: SuggestParams): Promise<SuggestResponse> {
+/** The suggest answer's response body (`serialize`: the route's), kept or computed. */
+export async function suggest(deps: SearchDeps, accountNo: string, params: SuggestParams, serialize: SerializeAnswer): Promise<Buffer> {
   const context = await contextOf(deps, accountNo);
   const words = searchWords(params.q).filter((word) => [...word].length >= MIN_SUGGEST_WORD_LENGTH);
-  if (words.length === 0) return { data: [] };
-  return deps.answers.answer('suggest', context, [words, params.top], async () => ({
+  const none: SuggestResponse = { data: [] };
+  if (words.length === 0) return answerBody(none, serialize);
+  return deps.answers.body('suggest', context, [words, params.top], async (): Promise<SuggestResponse> => ({
     data: await suggestDocuments(deps.pool, context, words, params.top),
-  }));
+  }), serialize);
 }
 
 /**
