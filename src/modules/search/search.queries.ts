@@ -112,13 +112,26 @@ const TEXT_CTE = `words AS (
     FROM alternatives
 )`;
 
+/**
+ * Which documents of `matched` count anywhere: those passing every filter (the total, the page) and
+ * those failing only one facet's filter (that facet's counts). A document failing two filters, or
+ * a filter that is no facet (size, stratificationCode), counts nowhere and is left out early.
+ */
+function counts(filters: readonly Filter[], flag: (filter: Filter) => string): string {
+  const facetFilters = new Set<Filter>(Object.values(FACET_FILTER));
+  const others = filters.filter((f) => !facetFilters.has(f)).map(flag);
+  const faceted = filters.filter((f) => facetFilters.has(f)).map(flag);
+  const conditions = [...others, ...(faceted.length >= 2 ? [`(${faceted.map((f) => `${f}::integer`).join(' + ')}) >= ${faceted.length - 1}`] : [])];
+  return conditions.join(' AND ') || 'true';
+}
+
 /** ts_rank weights {D, C, B, A}: Description (A) counts twice the other searchable fields (B), the "Search" profile. */
 const RANK_WEIGHTS = `'{0, 0, 0.5, 1}'`;
 
 /**
  * One statement: `matched` is every document the account may see that holds the words (all of
- * them when there are none), with a flag per filter; the total and the page are those passing
- * every filter. The four facets are counted in one pass over `matched` (GROUPING SETS), each
+ * them when there are none) and counts somewhere (`counts`), with a flag per filter; the total and
+ * the page are those passing every filter. The four facets are counted in one pass over `matched` (GROUPING SETS), each
  * value's count taken over the documents passing every filter but the facet's own (disjunctive
  * facets). Category is grouped by the whole list first (a few dozen distinct lists), then summed
  * per name: unnesting every document's list cost more than the rest of the statement.
@@ -142,19 +155,21 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   f AS (
     SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 6}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
   ), matched AS MATERIALIZED (
-    SELECT d.id, d.brand, d.category, d.colour, d.gender,
-           ${text ? `d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank` : 'true AS exact, 0::real AS rank'}
-           ${filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('')}
-      FROM search_documents d, f
-     WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}${text ? ' AND d.search @@ (SELECT loose FROM queries)' : ''}
+    SELECT * FROM (
+      SELECT d.id, d.brand, d.category, d.colour, d.gender,
+             ${text ? `d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank` : 'true AS exact, 0::real AS rank'}
+             ${filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('')}
+        FROM search_documents d, f
+       WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}${text ? ' AND d.search @@ (SELECT loose FROM queries)' : ''}
+    ) m WHERE ${counts(filters, flag)}
   ), facet_counts AS (
-    SELECT brand, colour, gender, category, GROUPING(brand, colour, gender, category) AS g,
+    SELECT brand, colour, gender, category, GROUPING(brand, colour, gender, category) AS g, count(*) FILTER (WHERE ${all()}) AS n_all,
            ${FACETS.map((name) => `count(*) FILTER (WHERE ${all(FACET_FILTER[name])}) AS ${counted(name)}`).join(', ')}
       FROM matched m GROUP BY GROUPING SETS ((brand), (colour), (gender), (category))
   ), page AS (
     SELECT id, exact, rank FROM matched m WHERE ${all()} ORDER BY exact DESC, rank DESC, id COLLATE "C" LIMIT $3 OFFSET $4
   )
-  SELECT (SELECT count(*) FROM matched m WHERE ${all()})::integer AS total,
+  SELECT (SELECT coalesce(sum(n_all), 0) FROM facet_counts WHERE g = ${FACET_GROUPING.Brand})::integer AS total,
          (SELECT coalesce(json_agg(d.document ORDER BY p.exact DESC, p.rank DESC, p.id COLLATE "C"), '[]')
             FROM page p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id) AS data,
          ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}`;
