@@ -22,7 +22,12 @@ interface AutocannonOptions {
   requests: AutocannonRequest[];
   /** Seconds before a request counts as a timeout. */
   timeout: number;
+  /** Called with each connection's client as it is made. */
+  setupClient?: (client: AutocannonClient) => void;
 }
+
+/** The part of autocannon's per-connection client used here: its own list of requests, walked from its start. */
+interface AutocannonClient { setRequests(requests: AutocannonRequest[]): void }
 
 /** One of autocannon's histograms (hdr-histogram-percentiles-obj): latencies in ms, requests per second sample. */
 interface Histogram {
@@ -80,6 +85,12 @@ export interface LoadOptions {
   readonly headers: Readonly<Record<string, string>>;
   readonly connections: number;
   readonly durationS: number;
+  /**
+   * Each connection starts at its own place in the rotation (connection i at i/connections of the
+   * list) instead of all at its start. Without it the connections walk the list in step, so all
+   * of them ask for the same request at once: eight users typing the same query at the same moment.
+   */
+  readonly staggered?: boolean;
 }
 
 export interface LoadResult {
@@ -130,19 +141,28 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     let startedAt: number | undefined;
     const latencies: number[] = [];
+    const requests = () => options.requests.map(({ method, path, body, headers }): AutocannonRequest => ({
+      method,
+      path,
+      ...(body === undefined ? {} : { body }),
+      // A GET sends no body, so it names no content type.
+      ...(body === undefined && headers === undefined ? {} : { headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }),
+    }));
+    let clients = 0;
+    const stagger = (client: AutocannonClient) => {
+      const list = requests();
+      const offset = Math.floor((clients * list.length) / options.connections) % list.length;
+      clients += 1;
+      client.setRequests([...list.slice(offset), ...list.slice(0, offset)]);
+    };
     const instance = autocannon({
       url: options.baseUrl,
       connections: options.connections,
       duration: options.durationS,
       headers: { ...options.headers },
-      requests: options.requests.map(({ method, path, body, headers }) => ({
-        method,
-        path,
-        ...(body === undefined ? {} : { body }),
-        // A GET sends no body, so it names no content type.
-        ...(body === undefined && headers === undefined ? {} : { headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }),
-      })),
+      requests: requests(),
       timeout: 30,
+      ...(options.staggered === true ? { setupClient: stagger } : {}),
     }, (error, result) => {
       if (error) {
         reject(error);

@@ -48,8 +48,9 @@ import { formatRate, percentile, round, runPhase } from '../lib/timing.js';
  *    ceiling, search, …) so a drift of the machine's speed weighs on all three. Search and suggest
  *    rotate through their mixes (600 and 400 requests: words, two words, typos, product numbers,
  *    brand names, empty queries, facet filters; prefixes and infixes; every account by its share),
- *    so with the cache on a request repeats every 600 (400) and is answered from the cache when it
- *    is still held; the ceiling is the same search endpoint answering an empty result
+ *    each connection from its own place in the rotation (`staggered`: the connections are users,
+ *    not one script played eight times in step), so with the cache on a request repeats every 600
+ *    (400) and is answered from the cache when it is still held; the ceiling is the same search endpoint answering an empty result
  *    (`q=qzxqzv`, no filter, the account without lists): the service's own ceiling for a search
  *    request on this machine, measured in the same run and process.
  * 4. Freshness (cache on, before its load): --changes product changes (default 100), one after the
@@ -256,7 +257,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   /** Warm-up, then the three paths in alternating slices, on one service process. */
   const timedLoad = async (label: string): Promise<TimedLoad> => {
     const target = server;
-    const load = (path: PathName, seconds: number) => runLoad({ baseUrl: target.baseUrl, requests: requestsOf[path], headers: {}, connections, durationS: seconds });
+    const load = (path: PathName, seconds: number) =>
+      runLoad({ baseUrl: target.baseUrl, requests: requestsOf[path], headers: {}, connections, durationS: seconds, staggered: true });
     ctx.progress(`${label}: warming up search, ceiling and suggest (${warmUpS} s each, ${connections} connections)`);
     for (const path of PATH_NAMES) expectAllOk(await load(path, warmUpS), `${label} warm-up ${path}`, () => target.logTail());
     ctx.progress(`${label}: search, ceiling and suggest for ${durationS} s each, alternating in slices of about ${SLICE_S} s`);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { combineLoads, postRequests, runAlternating, sliceCount, sliceOrder, type LoadResult } from '../../bench/lib/load.js';
+import { combineLoads, postRequests, runAlternating, runLoad, sliceCount, sliceOrder, type LoadResult } from '../../bench/lib/load.js';
 
 const part = (latencies: number[], durationS: number, bytesPerS: number, failures: Partial<LoadResult['failures']> = {}): LoadResult => ({
   rps: latencies.length / durationS,
@@ -78,5 +80,42 @@ describe('postRequests', () => {
       { method: 'POST', path: '/p', body: '{"a":1}' },
       { method: 'POST', path: '/p', body: '{"b":2}' },
     ]);
+  });
+});
+
+describe('runLoad over real connections', () => {
+  /** The paths each connection (by its socket) asked for, in order, during a short run. */
+  async function pathsPerConnection(staggered: boolean): Promise<string[][]> {
+    const sockets = new Map<object, string[]>();
+    const server = http.createServer((req, res) => {
+      const seen = sockets.get(req.socket) ?? [];
+      sockets.set(req.socket, seen);
+      seen.push(req.url ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const requests = Array.from({ length: 8 }, (_, i) => ({ method: 'GET' as const, path: `/r${i}` }));
+      const result = await runLoad({ baseUrl: `http://127.0.0.1:${port}`, requests, headers: {}, connections: 4, durationS: 1, staggered });
+      assert.ok(result.requests > 0 && result.failures.non2xx === 0);
+      return [...sockets.values()];
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  it('walks one rotation on every connection, each from its start unless staggered, then each from its own place', async () => {
+    const inStep = await pathsPerConnection(false);
+    assert.equal(inStep.length, 4);
+    assert.deepEqual(inStep.map((paths) => paths[0]), ['/r0', '/r0', '/r0', '/r0']);
+    const staggered = await pathsPerConnection(true);
+    assert.equal(staggered.length, 4);
+    assert.deepEqual(staggered.map((paths) => paths[0]).sort(), ['/r0', '/r2', '/r4', '/r6'], 'a quarter of the list apart');
+    for (const paths of staggered) {
+      const start = Number(paths[0]?.slice(2));
+      assert.deepEqual(paths.slice(0, 8), Array.from({ length: 8 }, (_, i) => `/r${(start + i) % 8}`), 'then the rotation in order');
+    }
   });
 });
