@@ -37,9 +37,10 @@ export function brandEntitlement(account: EntitlementAccount, restricted: Restri
 
 /**
  * The same rule inside SQL, for reads that filter, count and page in the database (search, browse).
- * White space as JavaScript's `trim` removes it for every code a list or a product can hold.
+ * White space as JavaScript's `trim` removes it for every code a list or a product can hold. The
+ * vertical tab is written `\x0B`: PostgreSQL 15 reads `\v` in an E'' string as the letter v.
  */
-const SQL_SPACE = `E' \\t\\n\\r\\f\\v'`;
+const SQL_SPACE = `E' \\t\\n\\r\\f\\x0B'`;
 const trimmed = (expression: string): string => `btrim(${expression}, ${SQL_SPACE})`;
 
 /** `brandCodes` of a comma-separated list column: its codes, trimmed, blanks dropped, as text[]. */

@@ -10,9 +10,9 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
  */
 
 const LISTS: Array<string | null> = [
-  null, '', '  ', ',', 'OPEN', 'LOCKED', 'OPEN,LOCKED', ' OPEN , LOCKED ', 'OTHER', 'open', 'LOCKED,,OPEN', 'OPEN\t,\nLOCKED2',
+  null, '', '  ', ',', 'OPEN', 'LOCKED', 'OPEN,LOCKED', ' OPEN , LOCKED ', 'OTHER', 'open', 'LOCKED,,OPEN', 'OPEN\t,\nLOCKED2', 'v',
 ];
-const CODES: Array<string | null> = [null, '', '  ', 'OPEN', 'LOCKED', 'LOCKED2', 'OTHER', 'open', ' OPEN', 'LOCKED ', '\tOPEN\n', '\v'];
+const CODES: Array<string | null> = [null, '', '  ', 'OPEN', 'LOCKED', 'LOCKED2', 'OTHER', 'open', ' OPEN', 'LOCKED ', '\tOPEN\n', '\v', 'v'];
 
 describe('brandVisibleSql agrees with brandEntitlement', () => {
   let db: TestDatabase;
