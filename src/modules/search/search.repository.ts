@@ -63,27 +63,36 @@ export interface ChangedProduct extends Pick<SearchVariant, 'sku' | 'masterProdu
   oldKey: string | null;
 }
 
+/** Categories written since `since` (xid8 text) and the categories below them, by code. */
+async function categoriesTouched(tx: Queryable, since: string): Promise<string[]> {
+  const { rows } = await tx.query<{ code: string }>(
+    `WITH RECURSIVE touched(code) AS (
+       SELECT code FROM categories WHERE changed_xid >= $1::xid8
+       UNION
+       SELECT c.code FROM categories c JOIN touched t ON c.parent_code = t.code
+     )
+     SELECT code FROM touched`,
+    [since],
+  );
+  return rows.map((r) => r.code);
+}
+
 /**
  * Products written since `since` (xid8 text) and products in a category written since then or
  * below one (a rename or a reparent changes the Category path of exactly those), each with the
  * document it was last indexed in. Only the columns that make the key: after a bulk ingest these
  * are every product, and the indexer reads the rest a chunk of master product numbers at a time.
+ * The categories are read first and the products' statement names them only when there are any:
+ * planned with the categories' products in it, it read every product and every product key even
+ * when no category had changed (~60 ms over 116,000 products), instead of the few rows changed.
  */
 export async function changedProducts(tx: Queryable, generation: number, since: string): Promise<ChangedProduct[]> {
+  const categories = await categoriesTouched(tx, since);
   const { rows } = await tx.query<ChangedProduct>(
-    `WITH RECURSIVE touched(code) AS (
-       SELECT code FROM categories WHERE changed_xid >= $2::xid8
-       UNION
-       SELECT c.code FROM categories c JOIN touched t ON c.parent_code = t.code
-     ), changed AS (
-       SELECT sku FROM products WHERE changed_xid >= $2::xid8
-       UNION
-       SELECT sku FROM products WHERE category IN (SELECT code FROM touched)
-     )
-     SELECT p.sku, p.master_product_no AS "masterProductNo", p.color, k.doc_key AS "oldKey"
-       FROM changed c JOIN products p ON p.sku = c.sku
-       LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku`,
-    [generation, since],
+    `SELECT p.sku, p.master_product_no AS "masterProductNo", p.color, k.doc_key AS "oldKey"
+       FROM products p LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku
+      WHERE p.changed_xid >= $2::xid8 ${categories.length > 0 ? 'OR p.category = ANY($3::text[])' : ''}`,
+    categories.length > 0 ? [generation, since, categories] : [generation, since],
   );
   return rows;
 }

@@ -143,6 +143,45 @@ describe('search indexer', () => {
     assert.deepEqual((await doc('t1_red'))?.Category, ['Menswear', 'T-Shirts']);
   });
 
+  it('a category and a product written since the last refresh are both re-indexed; a refresh of a product alone leaves the category\'s documents', async () => {
+    await refresh(t.pool);
+    const before = await versions();
+    await adminPut('/categories', [{ code: 'TEES', name: 'Tees', parentCode: 'MEN' }]);
+    await products([{ sku: 'MV-1', masterProductNo: 'MV', name: 'Mover', description: 'Moved and renamed', color: 'Green', size: 'S' }]);
+    assert.equal((await refresh(t.pool)).written, 2);
+    assert.deepEqual((await doc('t1_red'))?.Category, ['Menswear', 'Tees']);
+    assert.equal((await doc('mv_green'))?.Description, 'Moved and renamed');
+    const afterBoth = await versions();
+    for (const [id, version] of before) {
+      if (id !== 't1_red' && id !== 'mv_green') assert.equal(afterBoth.get(id), version, `${id} not rewritten`);
+    }
+    await products([{ sku: 'MV-1', masterProductNo: 'MV', name: 'Mover', description: 'Renamed again', color: 'Green', size: 'S' }]);
+    assert.equal((await refresh(t.pool)).written, 1);
+    const afterProduct = await versions();
+    for (const [id, version] of afterBoth) {
+      if (id !== 'mv_green') assert.equal(afterProduct.get(id), version, `${id} not rewritten`);
+    }
+    assert.equal((await doc('mv_green'))?.Description, 'Renamed again');
+  });
+
+  it('a category written by a transaction that began before a refresh but commits after it is re-indexed by the next refresh', async () => {
+    const late = new pg.Client({ connectionString: t.db.url });
+    await late.connect();
+    try {
+      await late.query('BEGIN');
+      await late.query("UPDATE categories SET name = 'Tee shirts' WHERE code = 'TEES'");
+      await products([{ sku: 'MV-1', masterProductNo: 'MV', name: 'Mover', description: 'Renamed a third time', color: 'Green', size: 'S' }]);
+      await refresh(t.pool);
+      assert.equal((await doc('mv_green'))?.Description, 'Renamed a third time');
+      assert.deepEqual((await doc('t1_red'))?.Category, ['Menswear', 'Tees'], 'not committed yet');
+      await late.query('COMMIT');
+    } finally {
+      await late.end();
+    }
+    await refresh(t.pool);
+    assert.deepEqual((await doc('t1_red'))?.Category, ['Menswear', 'Tee shirts'], 'the late commit is indexed');
+  });
+
   it('a brand rename updates Brand of its documents', async () => {
     await adminPut('/brands', [{ code: 'ACME', name: 'Acme Outfitters', restricted: false }]);
     await refresh(t.pool);
