@@ -4,9 +4,9 @@ import type { Config } from '../../config.js';
 import { inTransaction, withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
 import { buildDocuments, variantKey, type SearchVariant } from './search.documents.js';
 import {
-  LOOP_LOCK, REBUILD_LOCK, UPSERT_BATCH, addWords, changedProducts, colourwaysOf, deleteDocuments, deletedProducts, documentIds,
-  documentsOfChangedBrands, dropOtherGenerations, dropUnheldWords, indexStatus, lockIndexWrites, mastersOfDocuments, readState,
-  referenceData, replaceWords, saveProductKeys, saveState, upsertDocuments, variantsByChunk, wordsOf,
+  LOOP_LOCK, REBUILD_LOCK, UPSERT_BATCH, addWords, changedProducts, colourwaysOf, deleteDocuments, deletedProducts, deletionLog,
+  documentIds, documentsOfChangedBrands, dropOtherGenerations, dropUnheldWords, forgetDeletions, indexStatus, lockIndexWrites,
+  mastersOfDocuments, readState, referenceData, replaceWords, saveProductKeys, saveState, upsertDocuments, variantsByChunk, wordsOf,
   type ChunkPlan, type Colourway, type IndexedProduct, type ReferenceData,
 } from './search.repository.js';
 
@@ -29,8 +29,12 @@ interface GenerationRefresh {
   since: string;
   /** Re-evaluate every document (a category or brand was deleted: no changed_xid tells which). */
   full: boolean;
-  /** Look for indexed products whose row was deleted. */
-  deletions: boolean;
+  /**
+   * Which indexed products to look for as deleted: those search_product_deletions logged since
+   * `since` (a refresh, which forgets them as it goes), or all of them (a rebuild's catch-up: a
+   * refresh meanwhile may have forgotten the log rows it would need).
+   */
+  deletions: 'logged' | 'all';
   /** Keep search_words (the active generation only; a rebuild replaces them at its switch). */
   words: boolean;
 }
@@ -183,7 +187,7 @@ async function touchedSince(tx: Queryable, job: GenerationRefresh): Promise<Touc
   const [changed, brandKeys, deleted, existing] = [
     await changedProducts(tx, generation, since),
     job.full ? [] : await documentsOfChangedBrands(tx, generation, since),
-    job.deletions || job.full ? await deletedProducts(tx, generation) : [],
+    await deletedSince(tx, job),
     job.full ? await documentIds(tx, generation) : [],
   ];
   const keys = new Set<string>([...brandKeys, ...existing]);
@@ -204,6 +208,14 @@ async function touchedSince(tx: Queryable, job: GenerationRefresh): Promise<Touc
     forget.push(product.sku);
   }
   return { keys, masters, forget };
+}
+
+/** The indexed products deleted since the job's watermark (see `GenerationRefresh.deletions`). */
+async function deletedSince(tx: Queryable, job: GenerationRefresh): Promise<IndexedProduct[]> {
+  if (job.full || job.deletions === 'all') return deletedProducts(tx, job.generation, null);
+  const log = await deletionLog(tx, job.since);
+  if (log.rows === 0) return [];
+  return deletedProducts(tx, job.generation, log.truncated ? null : job.since);
 }
 
 /**
@@ -244,13 +256,13 @@ export async function refresh(pool: Pool, options: ChunkOptions = {}): Promise<R
       generation: state.activeGeneration,
       since: state.watermark,
       full: state.referenceDeletions !== state.referenceDeletionsSeen,
-      deletions: state.deletions !== state.deletionsSeen,
+      deletions: 'logged',
       words: true,
     }, options);
+    await forgetDeletions(tx, state.snapshotXmin);
     await saveState(tx, {
       activeGeneration: state.activeGeneration,
       watermark: state.snapshotXmin,
-      deletionsSeen: state.deletions,
       referenceDeletionsSeen: state.referenceDeletions,
     });
     return result;
@@ -306,13 +318,13 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
           generation: built.generation,
           since: built.since,
           full: state.referenceDeletions !== built.referenceDeletions,
-          deletions: true,
+          deletions: 'all',
           words: false,
         }, { chunkMasters: options.chunkMasters });
+        await forgetDeletions(tx, state.snapshotXmin);
         await saveState(tx, {
           activeGeneration: built.generation,
           watermark: state.snapshotXmin,
-          deletionsSeen: state.deletions,
           referenceDeletionsSeen: state.referenceDeletions,
           rebuilt: true,
         });

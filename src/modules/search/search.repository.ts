@@ -21,10 +21,8 @@ export interface IndexState {
   activeGeneration: number;
   /** xid8 as text. */
   watermark: string;
-  deletionsSeen: string;
   referenceDeletionsSeen: string;
-  /** Counters as they are now. */
-  deletions: string;
+  /** The counter as it is now. */
   referenceDeletions: string;
   /** The snapshot xmin of this statement: the next watermark when taken first in a refresh. */
   snapshotXmin: string;
@@ -33,8 +31,7 @@ export interface IndexState {
 export async function readState(tx: Queryable): Promise<IndexState> {
   const { rows } = await tx.query<IndexState>(
     `SELECT s.active_generation AS "activeGeneration", s.watermark::text AS watermark,
-            s.deletions_seen::text AS "deletionsSeen", s.reference_deletions_seen::text AS "referenceDeletionsSeen",
-            (SELECT deletions FROM lookup_state)::text AS deletions,
+            s.reference_deletions_seen::text AS "referenceDeletionsSeen",
             (SELECT deletions FROM search_reference_deletions)::text AS "referenceDeletions",
             pg_snapshot_xmin(pg_current_snapshot())::text AS "snapshotXmin"
        FROM search_state s`,
@@ -44,12 +41,12 @@ export async function readState(tx: Queryable): Promise<IndexState> {
 
 export async function saveState(
   tx: Queryable,
-  state: { activeGeneration: number; watermark: string; deletionsSeen: string; referenceDeletionsSeen: string; rebuilt?: boolean },
+  state: { activeGeneration: number; watermark: string; referenceDeletionsSeen: string; rebuilt?: boolean },
 ): Promise<void> {
   await tx.query(
-    `UPDATE search_state SET active_generation = $1, watermark = $2::xid8, deletions_seen = $3, reference_deletions_seen = $4,
-            refreshed_at = now(), rebuilt_at = CASE WHEN $5 THEN now() ELSE rebuilt_at END`,
-    [state.activeGeneration, state.watermark, state.deletionsSeen, state.referenceDeletionsSeen, state.rebuilt === true],
+    `UPDATE search_state SET active_generation = $1, watermark = $2::xid8, reference_deletions_seen = $3,
+            refreshed_at = now(), rebuilt_at = CASE WHEN $4 THEN now() ELSE rebuilt_at END`,
+    [state.activeGeneration, state.watermark, state.referenceDeletionsSeen, state.rebuilt === true],
   );
 }
 
@@ -109,15 +106,47 @@ export async function documentsOfChangedBrands(tx: Queryable, generation: number
 
 export interface IndexedProduct { sku: string; docKey: string; masterProductNo: string }
 
-/** Indexed products whose row is gone (deleted or truncated). */
-export async function deletedProducts(tx: Queryable, generation: number): Promise<IndexedProduct[]> {
+/** What search_product_deletions holds from `since` (xid8 text) on. */
+export interface DeletionLog {
+  /** Rows stamped `since` or later. */
+  rows: number;
+  /** One of them says products was truncated: any indexed product may be gone. */
+  truncated: boolean;
+}
+
+/** How many products were deleted since `since` (xid8 text), and whether products was truncated. */
+export async function deletionLog(tx: Queryable, since: string): Promise<DeletionLog> {
+  const { rows } = await tx.query<{ rows: number; truncated: boolean }>(
+    `SELECT count(*)::int AS rows, coalesce(bool_or(sku IS NULL), false) AS truncated
+       FROM search_product_deletions WHERE deleted_xid >= $1::xid8`,
+    [since],
+  );
+  return rows[0] as DeletionLog;
+}
+
+/**
+ * Indexed products whose row is gone: of those deleted since `since` (xid8 text) by
+ * search_product_deletions, or of every indexed product when `since` is null (products truncated,
+ * a rebuild's catch-up). A SKU deleted and inserted again is not gone.
+ */
+export async function deletedProducts(tx: Queryable, generation: number, since: string | null): Promise<IndexedProduct[]> {
   const { rows } = await tx.query<IndexedProduct>(
     `SELECT k.sku, k.doc_key AS "docKey", k.master_product_no AS "masterProductNo"
        FROM search_product_keys k
-      WHERE k.generation = $1 AND NOT EXISTS (SELECT 1 FROM products p WHERE p.sku = k.sku)`,
-    [generation],
+      WHERE k.generation = $1
+        ${since === null ? '' : 'AND k.sku IN (SELECT d.sku FROM search_product_deletions d WHERE d.deleted_xid >= $2::xid8)'}
+        AND NOT EXISTS (SELECT 1 FROM products p WHERE p.sku = k.sku)`,
+    since === null ? [generation] : [generation, since],
   );
   return rows;
+}
+
+/**
+ * Forgets the deletions stamped below `watermark` (xid8 text), a refresh's new one: every
+ * transaction with a lower id had ended when the refresh's snapshot was taken, so it read them.
+ */
+export async function forgetDeletions(tx: Queryable, watermark: string): Promise<void> {
+  await tx.query('DELETE FROM search_product_deletions WHERE deleted_xid < $1::xid8', [watermark]);
 }
 
 export async function documentIds(tx: Queryable, generation: number): Promise<string[]> {

@@ -361,13 +361,54 @@ describe('search indexer', () => {
   });
 });
 
+/** A product row as the chunk and deletion tests insert it: sku, master, colour, size, category. */
+type ProductRow = [sku: string, master: string | null, colour: string | null, size: string | null, category: string | null];
+
+async function insertProducts(db: TestDatabase, rows: readonly ProductRow[]): Promise<void> {
+  await db.pool.query(
+    `INSERT INTO products (sku, master_product_no, color, size, category, name, description, brand_code)
+     SELECT sku, master, colour, size, category, 'Name of ' || sku, 'Description of ' || coalesce(master, sku), 'ACME'
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS t(sku, master, colour, size, category)`,
+    [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]), rows.map((r) => r[4])],
+  );
+}
+
+/** What one build over every variant at once makes: the documents, each product's key, and the words. */
+async function singleBuild(db: TestDatabase): Promise<{ documents: SearchDocument[]; keys: string[] }> {
+  const { rows } = await db.pool.query<SearchVariant>(
+    `SELECT sku, master_product_no AS "masterProductNo", name, description, blocked, category, size, color,
+            stratification_code AS "stratificationCode", gender, brand_code AS "brandCode",
+            style_description AS "styleDescription", fabric_composition AS "fabricComposition" FROM products`);
+  const reference = await referenceData(db.pool);
+  const documents = [...buildDocuments(rows, reference.categories, reference.brandNames).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const keys = rows.flatMap((v) => { const key = variantKey(v); return key === undefined ? [] : [`${v.sku} ${key} ${v.masterProductNo as string}`]; }).sort();
+  return { documents, keys };
+}
+
+/** The active generation matches a single build: documents, product keys, and search_words its documents' words exactly. */
+async function assertIndexLikeSingleBuild(db: TestDatabase, label: string): Promise<SearchDocument[]> {
+  const expected = await singleBuild(db);
+  const documents = await activeDocuments(db.pool);
+  assert.deepEqual(documents, expected.documents, `${label}: documents`);
+  const keys = await db.pool.query<{ k: string }>(
+    `SELECT k.sku || ' ' || k.doc_key || ' ' || k.master_product_no AS k FROM search_product_keys k
+       JOIN search_state s ON k.generation = s.active_generation`);
+  assert.deepEqual(keys.rows.map((r) => r.k).sort(), expected.keys, `${label}: product keys`);
+  const words = await db.pool.query<{ stored: string[]; held: string[] }>(
+    `SELECT ARRAY(SELECT word FROM search_words) AS stored,
+            ARRAY(SELECT DISTINCT u.lexeme FROM search_documents d JOIN search_state s ON d.generation = s.active_generation,
+                         unnest(d.search) u) AS held`);
+  assert.deepEqual(words.rows[0]?.stored.sort(), words.rows[0]?.held.sort(), `${label}: search_words`);
+  return documents;
+}
+
 describe('search indexer in chunks of master product numbers', () => {
   let db: TestDatabase;
   before(async () => {
     db = await createTestDatabase();
     await db.pool.query(`INSERT INTO categories (code, name, parent_code) VALUES ('MEN', 'Men', NULL), ('TOPS', 'Tops', 'MEN'), ('ZOO', 'Zoo', NULL)`);
     await db.pool.query(`INSERT INTO brands (code, name) VALUES ('ACME', 'Acme Apparel')`);
-    const rows: Array<[string, string | null, string | null, string | null, string | null]> = [];
+    const rows: ProductRow[] = [];
     // Ten ordinary masters of one to three colours and one to four sizes.
     for (let m = 1; m <= 10; m += 1) {
       const master = `M${String(m).padStart(2, '0')}`;
@@ -383,47 +424,10 @@ describe('search indexer in chunks of master product numbers', () => {
     rows.push(['ZEBRA-S', 'ZEBRA', 'Stripe', 'S', 'ZOO']);
     // Part of no document.
     rows.push(['LOOSE-1', null, 'Red', 'S', null], ['BLANK-1', 'M01', '  ', 'S', null], ['NOCOLOUR-1', 'M02', null, 'S', null]);
-    await insertProducts(rows);
+    await insertProducts(db, rows);
   });
   after(async () => { await db.drop(); });
-
-  async function insertProducts(rows: ReadonlyArray<[string, string | null, string | null, string | null, string | null]>): Promise<void> {
-    await db.pool.query(
-      `INSERT INTO products (sku, master_product_no, color, size, category, name, description, brand_code)
-       SELECT sku, master, colour, size, category, 'Name of ' || sku, 'Description of ' || coalesce(master, sku), 'ACME'
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS t(sku, master, colour, size, category)`,
-      [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]), rows.map((r) => r[4])],
-    );
-  }
-
-  /** What one build over every variant at once makes: the documents, each product's key, and the words. */
-  async function singleBuild(): Promise<{ documents: SearchDocument[]; keys: string[] }> {
-    const { rows } = await db.pool.query<SearchVariant>(
-      `SELECT sku, master_product_no AS "masterProductNo", name, description, blocked, category, size, color,
-              stratification_code AS "stratificationCode", gender, brand_code AS "brandCode",
-              style_description AS "styleDescription", fabric_composition AS "fabricComposition" FROM products`);
-    const reference = await referenceData(db.pool);
-    const documents = [...buildDocuments(rows, reference.categories, reference.brandNames).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-    const keys = rows.flatMap((v) => { const key = variantKey(v); return key === undefined ? [] : [`${v.sku} ${key} ${v.masterProductNo as string}`]; }).sort();
-    return { documents, keys };
-  }
-
-  /** The active generation matches a single build: documents, product keys, and search_words its documents' words exactly. */
-  async function assertLikeSingleBuild(label: string): Promise<SearchDocument[]> {
-    const expected = await singleBuild();
-    const documents = await activeDocuments(db.pool);
-    assert.deepEqual(documents, expected.documents, `${label}: documents`);
-    const keys = await db.pool.query<{ k: string }>(
-      `SELECT k.sku || ' ' || k.doc_key || ' ' || k.master_product_no AS k FROM search_product_keys k
-         JOIN search_state s ON k.generation = s.active_generation`);
-    assert.deepEqual(keys.rows.map((r) => r.k).sort(), expected.keys, `${label}: product keys`);
-    const words = await db.pool.query<{ stored: string[]; held: string[] }>(
-      `SELECT ARRAY(SELECT word FROM search_words) AS stored,
-              ARRAY(SELECT DISTINCT u.lexeme FROM search_documents d JOIN search_state s ON d.generation = s.active_generation,
-                           unnest(d.search) u) AS held`);
-    assert.deepEqual(words.rows[0]?.stored.sort(), words.rows[0]?.held.sort(), `${label}: search_words`);
-    return documents;
-  }
+  const assertLikeSingleBuild = (label: string) => assertIndexLikeSingleBuild(db, label);
 
   /**
    * A refresh after which nothing changed writes nothing: also when another test file's open
@@ -456,7 +460,7 @@ describe('search indexer in chunks of master product numbers', () => {
     await db.pool.query(`UPDATE products SET color = 'Blue', size = 'XL' WHERE sku = 'cx-M'`);
     await db.pool.query(`UPDATE products SET master_product_no = 'M10' WHERE sku = 'M04-S-Black'`);
     await db.pool.query(`DELETE FROM products WHERE master_product_no IN ('ZEBRA', 'M06')`);
-    await insertProducts([['NEW-S', 'NEW', 'Quokka', 'S', 'TOPS'], ['NEW-M', 'NEW', 'Quokka', 'M', 'TOPS'], ['A-L', 'A', 'B Red', 'L', 'MEN']]);
+    await insertProducts(db, [['NEW-S', 'NEW', 'Quokka', 'S', 'TOPS'], ['NEW-M', 'NEW', 'Quokka', 'M', 'TOPS'], ['A-L', 'A', 'B Red', 'L', 'MEN']]);
     const result = await refresh(db.pool, { chunkMasters: 3 });
     const after = await assertLikeSingleBuild('refresh');
     const now = new Map(after.map((d) => [d.id, d]));
@@ -486,7 +490,7 @@ describe('search indexer in chunks of master product numbers', () => {
       chunkMasters: 1,
       beforeSwitch: async () => {
         await db.pool.query(`UPDATE products SET blocked = true WHERE sku IN ('M02-S-Black', 'A-M')`);
-        await insertProducts([['LATE-S', 'LATE', 'Teal', 'S', 'MEN']]);
+        await insertProducts(db, [['LATE-S', 'LATE', 'Teal', 'S', 'MEN']]);
       },
     });
     const documents = await assertLikeSingleBuild('rebuild caught up');
@@ -532,5 +536,131 @@ describe('search indexer in chunks of master product numbers', () => {
     assert.equal(chunkOf.get('ABC'), chunkOf.get('abc'));
     assert.equal(new Set(plan.chunks).size, 5, 'five groups, a chunk each at size 1');
     assert.deepEqual(plan.chunks, [...plan.chunks].sort((x, y) => (x ?? 0) - (y ?? 0)), 'masters in chunk order');
+  });
+});
+
+describe('search indexer: products deleted by SQL', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+    await db.pool.query(`INSERT INTO brands (code, name) VALUES ('ACME', 'Acme Apparel')`);
+    await insertProducts(db, [
+      ['A-S', 'A', 'Red', 'S', null], ['A-M', 'A', 'Red', 'M', null], ['A-L', 'A', 'Blue', 'L', null],
+      ['B-S', 'B', 'Red', 'S', null], ['C-S', 'C', 'Red', 'S', null], ['D-S', 'D', 'Red', 'S', null], ['E-S', 'E', 'Red', 'S', null],
+    ]);
+    await refresh(db.pool);
+  });
+  after(async () => { await db.drop(); });
+  const assertLikeSingleBuild = (label: string) => assertIndexLikeSingleBuild(db, label);
+  /** The first transaction id not yet given out: what is logged from now on is stamped with it or a later one. */
+  const nextXid = async () => (await db.pool.query<{ xid: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xid')).rows[0]?.xid as string;
+  /** The SKUs logged as deleted from `since` on (null: a truncate). */
+  const loggedSince = async (since: string) => (await db.pool.query<{ sku: string | null }>(
+    'SELECT sku FROM search_product_deletions WHERE deleted_xid >= $1::xid8 ORDER BY sku', [since])).rows.map((r) => r.sku);
+  /**
+   * Rows a refresh read and should have forgotten: those below the watermark. (A row at or above it
+   * is read again by the next refresh, harmlessly; on a shared server another test file's open
+   * transaction can hold the watermark back, so how many remain is not asserted.)
+   */
+  const unforgotten = async () => Number((await db.pool.query<{ n: string }>(
+    'SELECT count(*) AS n FROM search_product_deletions WHERE deleted_xid < (SELECT watermark FROM search_state)')).rows[0]?.n);
+
+  it('a DELETE by SQL is logged with its SKUs, reaches the documents at the next refresh, and is forgotten', async () => {
+    const since = await nextXid();
+    await db.pool.query(`DELETE FROM products WHERE sku IN ('A-M', 'A-L', 'B-S')`);
+    assert.deepEqual(await loggedSince(since), ['A-L', 'A-M', 'B-S']);
+    const result = await refresh(db.pool);
+    assert.deepEqual(result, { written: 1, removed: 2 }, 'a_red loses a size; a_blue and b_red go');
+    const documents = await assertLikeSingleBuild('after the delete');
+    assert.deepEqual(documents.map((d) => d.id), ['a_red', 'c_red', 'd_red', 'e_red']);
+    assert.equal(await unforgotten(), 0);
+  });
+
+  it('a SKU deleted and inserted again stays indexed; a SKU changed by hand leaves its old key', async () => {
+    const since = await nextXid();
+    await db.pool.query(`DELETE FROM products WHERE sku = 'C-S'`);
+    await insertProducts(db, [['C-S', 'C', 'Red', 'S', null]]);
+    await db.pool.query(`UPDATE products SET sku = 'D-S2' WHERE sku = 'D-S'`);
+    assert.deepEqual(await loggedSince(since), ['C-S', 'D-S']);
+    await refresh(db.pool);
+    await assertLikeSingleBuild('after a delete and insert, and a SKU changed');
+    assert.equal(await unforgotten(), 0);
+  });
+
+  it('a TRUNCATE of products removes every document at the next refresh', async () => {
+    const since = await nextXid();
+    await db.pool.query('TRUNCATE products');
+    assert.deepEqual(await loggedSince(since), [null], 'a truncate logs no SKU: every key is compared');
+    await insertProducts(db, [['F-S', 'F', 'Green', 'S', null]]);
+    const result = await refresh(db.pool);
+    assert.equal(result.removed, 4);
+    assert.deepEqual((await assertLikeSingleBuild('after the truncate')).map((d) => d.id), ['f_green']);
+    assert.equal(await unforgotten(), 0);
+  });
+
+  /** A transaction on a connection of its own that has deleted `sku` and not committed yet. */
+  async function lateDelete(sku: string): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('DELETE FROM products WHERE sku = $1', [sku]);
+    return client;
+  }
+
+  it('a DELETE in a transaction that commits while a refresh runs is applied by the next refresh', async () => {
+    await insertProducts(db, [['G-S', 'G', 'Green', 'S', null], ['I-S', 'I', 'Green', 'S', null]]);
+    await refresh(db.pool);
+    const since = await nextXid();
+    const late = await lateDelete('G-S');
+    try {
+      // A change for the refresh to write: its chunk's hook commits the delete after the refresh
+      // read the log and before it forgets what it read.
+      await db.pool.query(`UPDATE products SET description = 'Changed' WHERE sku = 'I-S'`);
+      let committed = false;
+      await refresh(db.pool, {
+        afterChunk: async () => {
+          if (committed) return;
+          committed = true;
+          await late.query('COMMIT');
+        },
+      });
+      assert.ok(committed);
+    } finally {
+      await late.end();
+    }
+    assert.ok((await activeDocuments(db.pool, ['g_green']))[0], 'not seen by the refresh it committed during');
+    assert.deepEqual(await loggedSince(since), ['G-S'], 'kept for the next refresh');
+    assert.equal((await refresh(db.pool)).removed, 1);
+    assert.deepEqual((await assertLikeSingleBuild('after the delete committed mid-refresh')).map((d) => d.id), ['f_green', 'i_green']);
+    assert.equal(await unforgotten(), 0);
+  });
+
+  it('a DELETE in a transaction that began before a refresh and commits after it is applied by the next refresh', async () => {
+    await insertProducts(db, [['H-S', 'H', 'Green', 'S', null]]);
+    await refresh(db.pool);
+    const late = await lateDelete('H-S');
+    try {
+      await refresh(db.pool);
+      assert.ok((await activeDocuments(db.pool, ['h_green']))[0], 'not committed yet');
+      await late.query('COMMIT');
+    } finally {
+      await late.end();
+    }
+    assert.equal((await refresh(db.pool)).removed, 1);
+    assert.deepEqual((await assertLikeSingleBuild('after the late delete')).map((d) => d.id), ['f_green', 'i_green']);
+  });
+
+  it('a delete while a rebuild builds reaches the new generation, even when a refresh forgot it meanwhile', async () => {
+    await insertProducts(db, [['J-S', 'J', 'Green', 'S', null]]);
+    await refresh(db.pool);
+    await rebuild(db.pool, {
+      beforeSwitch: async () => {
+        await db.pool.query(`DELETE FROM products WHERE sku = 'J-S'`);
+        await refresh(db.pool);
+        // It forgets the delete (unless another transaction on the server holds its watermark back).
+        assert.equal(await unforgotten(), 0);
+      },
+    });
+    assert.deepEqual((await assertLikeSingleBuild('after the rebuild')).map((d) => d.id), ['f_green', 'i_green']);
   });
 });
