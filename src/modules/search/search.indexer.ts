@@ -120,16 +120,17 @@ function chunksOf(tx: Queryable, colourways: readonly Colourway[], chunkMasters:
 
 /**
  * Writes one generation's documents a chunk of variants at a time: builds the chunk's documents and
- * upserts them in id order with their product keys; when asked, adds their words to search_words
- * and gathers the words of the documents they replace, for `finish` to drop those no document
- * holds any more (a set of words is bounded by the vocabulary, not the catalogue).
+ * upserts them in id order with their product keys; when asked, adds their words to search_words,
+ * and of the words of the documents replaced or removed (`replacing`) keeps those no document
+ * written or left as it was holds, for `finish` to drop those no document holds any more (a set of
+ * words is bounded by the vocabulary, not the catalogue).
  */
 class DocumentWriter {
   /** Documents upserted (changed or new). */
   written = 0;
   /** Keys a chunk made a document of. */
   readonly built = new Set<string>();
-  /** Words of the documents replaced or removed: search_words drops those no document holds at the end. */
+  /** Words of the documents replaced or removed that no document written or left as it was holds: checked at the end. */
   private readonly oldWords = new Set<string>();
 
   constructor(
@@ -139,12 +140,24 @@ class DocumentWriter {
     private readonly words: boolean,
   ) {}
 
-  async write(variants: readonly SearchVariant[]): Promise<void> {
+  /** Gathers the words of the documents under `ids` as they are before any is rewritten or removed: the words to check at the end. */
+  async replacing(ids: readonly string[]): Promise<void> {
+    if (!this.words) return;
+    for (const slice of slices(ids, UPSERT_BATCH)) {
+      for (const word of await wordsOf(this.tx, this.generation, slice)) this.oldWords.add(word);
+    }
+  }
+
+  /**
+   * `untouched`: ids of documents of the chunk's masters that this run leaves as they are (a
+   * refresh's other colourways of the masters it reads): what they hold is held at the end too.
+   */
+  async write(variants: readonly SearchVariant[], untouched: readonly string[] = []): Promise<void> {
     const documents = buildDocuments(variants, this.reference.categories, this.reference.brandNames);
     const sorted = [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-    await this.keepOldWords(sorted.map((d) => d.id));
     const written = await upsertDocuments(this.tx, this.generation, sorted);
     if (this.words) await addWords(this.tx, this.generation, written);
+    await this.keepHeldWords([...sorted.map((d) => d.id), ...untouched]);
     for (const id of documents.keys()) this.built.add(id);
     this.written += written.length;
     await saveProductKeys(this.tx, this.generation, productKeysOf(variants), []);
@@ -153,18 +166,23 @@ class DocumentWriter {
   /** Deletes the documents of `removed` (keys no chunk built), then drops the words no document holds any more; the number deleted. */
   async finish(removed: readonly string[] = []): Promise<number> {
     let deleted = 0;
-    for (const ids of slices(removed, UPSERT_BATCH)) {
-      await this.keepOldWords(ids);
-      deleted += await deleteDocuments(this.tx, this.generation, ids);
-    }
+    for (const ids of slices(removed, UPSERT_BATCH)) deleted += await deleteDocuments(this.tx, this.generation, ids);
     if (this.words) await dropUnheldWords(this.tx, this.generation, [...this.oldWords].sort());
     this.oldWords.clear();
     return deleted;
   }
 
-  private async keepOldWords(ids: readonly string[]): Promise<void> {
-    if (!this.words || ids.length === 0) return;
-    for (const word of await wordsOf(this.tx, this.generation, ids)) this.oldWords.add(word);
+  /**
+   * Leaves out of the words to check those the documents just written (or left as they were) hold,
+   * and those of the untouched documents of the same masters: no other chunk builds their keys, so
+   * they hold them at the end. A one-product change then checks the few words it took out of its
+   * document, not its fifty, and a colourway removed only the words its master's other colourways
+   * do not share (each probe of a common word through the GIN index reads thousands of entries:
+   * ~20–30 ms for one document's words).
+   */
+  private async keepHeldWords(ids: readonly string[]): Promise<void> {
+    if (!this.words || ids.length === 0 || this.oldWords.size === 0) return;
+    for (const word of await wordsOf(this.tx, this.generation, ids)) this.oldWords.delete(word);
   }
 }
 
@@ -233,10 +251,18 @@ async function refreshGeneration(tx: Queryable, job: GenerationRefresh, options:
   for (const master of await mastersOfDocuments(tx, generation, keyList)) masters.add(master);
   await saveProductKeys(tx, generation, [], forget);
   const writer = new DocumentWriter(tx, generation, await referenceData(tx), job.words);
+  await writer.replacing(keyList);
   const colourways = await colourwaysOf(tx, [...masters].sort());
   for await (const variants of chunksOf(tx, colourways, options.chunkMasters ?? CHUNK_MASTERS)) {
-    const wanted = variants.filter((v) => keys.has(variantKey(v) ?? ''));
-    await writer.write(wanted);
+    const wanted: SearchVariant[] = [];
+    const untouched = new Set<string>();
+    for (const v of variants) {
+      const key = variantKey(v);
+      if (key === undefined) continue;
+      if (keys.has(key)) wanted.push(v);
+      else untouched.add(key);
+    }
+    await writer.write(wanted, [...untouched]);
     await options.afterChunk?.(wanted);
   }
   const removed = await writer.finish(keyList.filter((key) => !writer.built.has(key)));

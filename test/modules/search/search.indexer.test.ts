@@ -73,6 +73,33 @@ describe('search indexer', () => {
     assert.equal((await refresh(t.pool)).written, 0, 'nothing changed: nothing written');
   });
 
+  it('a word its document no longer holds leaves search_words; a word the document or another still holds stays', async () => {
+    const words = async () => (await t.pool.query<{ word: string }>('SELECT word FROM search_words')).rows.map((r) => r.word);
+    await products([{ sku: 'WORDY-1', masterProductNo: 'WORDY', name: 'Wordy', description: 'Quixotic zephyr hoodie', color: 'Red', size: 'S' }]);
+    await refresh(t.pool);
+    await products([{ sku: 'WORDY-1', masterProductNo: 'WORDY', name: 'Wordy', description: 'Plain zephyr hoodie', color: 'Red', size: 'S' }]);
+    assert.equal((await refresh(t.pool)).written, 1);
+    const now = await words();
+    assert.ok(!now.includes('quixotic'), 'no document holds it any more');
+    for (const w of ['plain', 'zephyr', 'hoodie', 'wordy']) assert.ok(now.includes(w), `${w} still held`);
+    await t.pool.query("DELETE FROM products WHERE sku = 'WORDY-1'");
+    await refresh(t.pool);
+    const after = await words();
+    assert.ok(!after.includes('zephyr') && !after.includes('wordy'), 'the words of a removed document');
+    assert.ok(after.includes('hoodie'), 'held by another document');
+    // A colourway removed while its master keeps another: the words they share stay.
+    await products([{ sku: 'WORDY-2', masterProductNo: 'WORDY2', name: 'Wordy', description: 'Xylograph tee', color: 'Vermilion', size: 'S' },
+      { sku: 'WORDY-3', masterProductNo: 'WORDY2', name: 'Wordy', description: 'Xylograph tee', color: 'Blue', size: 'S' }]);
+    await refresh(t.pool);
+    await t.pool.query("DELETE FROM products WHERE sku = 'WORDY-2'");
+    assert.equal((await refresh(t.pool)).removed, 1);
+    const afterColourway = await words();
+    assert.ok(!afterColourway.includes('vermilion'), 'held only by the removed colourway');
+    for (const w of ['xylograph', 'wordy2', 'blue']) assert.ok(afterColourway.includes(w), `${w} still held by the other colourway`);
+    await t.pool.query("DELETE FROM products WHERE sku = 'WORDY-3'");
+    await refresh(t.pool);
+  });
+
   it('one blocked size blocks the colourway, and unblocking brings it back', async () => {
     await products([hoodie('M', { blocked: true })]);
     await refresh(t.pool);
