@@ -10,7 +10,10 @@ export async function indexRebuildCommand(config: Config): Promise<void> {
   const started = performance.now();
   const result = await withDatabase(config, (db) => rebuild(db.pool));
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`rebuilt the search index (generation ${result.generation}): ${result.documents} documents in ${seconds.toFixed(2)} s\n`);
+  process.stdout.write(
+    `rebuilt the search index (generation ${result.generation}): ${result.documents} documents in ${seconds.toFixed(2)} s`
+    + ` (of which VACUUM (ANALYZE) of the index tables ${result.vacuumSeconds.toFixed(2)} s)\n`,
+  );
 }
 
 export async function indexStatusCommand(config: Config): Promise<void> {

@@ -32,7 +32,7 @@ describe('portway index', () => {
     assert.match(before, /\nlag_seconds\t(\d+\.\d{3})\n/);
     assert.ok(Number(/lag_seconds\t([\d.]+)/.exec(before)?.[1]) > 0, 'unindexed products make a lag');
 
-    assert.match((await portway('rebuild')).stdout, /^rebuilt the search index \(generation 2\): 2 documents in \d+\.\d\d s\n$/);
+    assert.match((await portway('rebuild')).stdout, /^rebuilt the search index \(generation 2\): 2 documents in \d+\.\d\d s \(of which VACUUM \(ANALYZE\) of the index tables \d+\.\d\d s\)\n$/);
     const after = (await portway('status')).stdout;
     assert.match(after, /^documents\t2\ngeneration\t2\nwatermark\t\d+\nlag_seconds\t0\.000\nlast_refresh\t\d{4}-\d\d-\d\dT/);
   });

@@ -308,16 +308,32 @@ async function analyzeIndex(db: Queryable): Promise<void> {
   await db.query('ANALYZE search_documents, search_product_keys, search_words');
 }
 
+/**
+ * After a rebuild's switch the old generation is as many dead rows as there are live ones (and
+ * search_words' old rows as many again): searches read through them, 2–5× slower, until autovacuum
+ * comes a minute or more later. VACUUM cannot run in a transaction, so it runs once the switch has
+ * committed; its ANALYZE also gives the planner the new generation's statistics. The switch's count
+ * of dead rows is flushed to the statistics first: counted after VACUUM reported what it left, it
+ * would make autovacuum vacuum the tables again for nothing.
+ */
+async function vacuumIndex(db: Queryable): Promise<void> {
+  await db.query('SELECT pg_stat_force_next_flush()');
+  await db.query('VACUUM (ANALYZE) search_documents, search_product_keys, search_words');
+}
+
 export interface RebuildResult {
   documents: number;
   generation: number;
+  /** Seconds the VACUUM (ANALYZE) of the index tables took after the switch. */
+  vacuumSeconds: number;
 }
 
 /**
  * Builds the next generation from scratch in one transaction while searches (and refreshes) keep
  * using the active one, then, in a second transaction under the write lock, catches it up with
- * whatever was written meanwhile, makes it active and deletes the old one. `beforeSwitch` runs
- * between the two (tests use it to read the index mid-rebuild).
+ * whatever was written meanwhile, makes it active and deletes the old one; then vacuums the index
+ * tables (`vacuumIndex`). `beforeSwitch` runs between the two transactions (tests use it to read
+ * the index mid-rebuild).
  */
 export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch?: () => Promise<void> } = {}): Promise<RebuildResult> {
   const client = await pool.connect();
@@ -358,8 +374,17 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
         await replaceWords(tx, built.generation);
         return { generation: built.generation, documents: (await indexStatus(tx)).documents };
       });
-      await analyzeIndex(client);
-      return switched;
+      const vacuumStarted = performance.now();
+      try {
+        await vacuumIndex(client);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `the search index switched to generation ${switched.generation}, but VACUUM (ANALYZE) of its tables failed (${reason}); autovacuum will clear the old generation`,
+          { cause: error },
+        );
+      }
+      return { ...switched, vacuumSeconds: (performance.now() - vacuumStarted) / 1000 };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [REBUILD_LOCK]).catch(() => { broken = true; });
     }

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } from '../../../src/modules/search/search.documents.js';
 import { ANALYZE_AFTER_DOCUMENTS, planChunks, rebuild, refresh, startSearchIndexer, type SearchIndexer } from '../../../src/modules/search/search.indexer.js';
 import { activeDocuments, indexStatus, referenceData } from '../../../src/modules/search/search.repository.js';
-import { createPool } from '../../../src/platform/db/pool.js';
+import { createPool, type Queryable } from '../../../src/platform/db/pool.js';
 import { buildTestApp, putAdmin, putBatch, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { waitFor } from '../../helpers/processes.js';
@@ -566,7 +566,7 @@ describe('search indexer in chunks of master product numbers', () => {
   });
 });
 
-describe('search indexer: products deleted by SQL', () => {
+describe('search indexer: products deleted by SQL, and the rebuild\'s vacuum', () => {
   let db: TestDatabase;
   before(async () => {
     db = await createTestDatabase();
@@ -689,5 +689,30 @@ describe('search indexer: products deleted by SQL', () => {
       },
     });
     assert.deepEqual((await assertLikeSingleBuild('after the rebuild')).map((d) => d.id), ['f_green', 'i_green']);
+  });
+
+  /** search_documents' counters in pg_stat_user_tables (each query a transaction of its own, so not a cached snapshot). */
+  const documentStats = async (q: Queryable) => (await q.query<{ vacuums: number; dead: number; live: number }>(
+    `SELECT vacuum_count::int AS vacuums, n_dead_tup::int AS dead, n_live_tup::int AS live
+       FROM pg_stat_user_tables WHERE relname = 'search_documents'`)).rows[0];
+
+  it('a rebuild vacuums the index tables once switched: the old generation leaves no dead rows', async () => {
+    await insertProducts(db, Array.from({ length: 50 }, (_, i): ProductRow => [`V-${i}`, `V${i}`, 'Violet', 'S', null]));
+    await refresh(db.pool);
+    // One connection: what the rebuild counted and had not yet sent to the statistics is sent by
+    // the forced flush below, before the counters are read.
+    const single = createPool({ url: db.url, max: 1 });
+    try {
+      const before = await documentStats(single);
+      const result = await rebuild(single);
+      assert.ok(result.vacuumSeconds >= 0);
+      await single.query('SELECT pg_stat_force_next_flush()');
+      const after = await documentStats(single);
+      assert.equal(after?.vacuums, (before?.vacuums ?? 0) + 1, 'one VACUUM after the switch');
+      assert.equal(after?.dead, 0, 'the old generation is vacuumed away, and its dead rows are not counted again after it');
+      assert.equal(after?.live, result.documents);
+    } finally {
+      await single.end();
+    }
   });
 });
