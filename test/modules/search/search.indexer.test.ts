@@ -16,6 +16,15 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 /** A safety net for the polls below, not a measured duration. */
 const WAIT_MS = 20_000;
 
+/** A transaction on a connection of its own that has run `sql` and not committed yet: COMMIT it, and end the client. */
+async function uncommitted(url: string, sql: string, params: unknown[] = []): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(sql, params);
+  return client;
+}
+
 describe('search indexer', () => {
   let t: TestApp;
 
@@ -192,11 +201,8 @@ describe('search indexer', () => {
   });
 
   it('a category written by a transaction that began before a refresh but commits after it is re-indexed by the next refresh', async () => {
-    const late = new pg.Client({ connectionString: t.db.url });
-    await late.connect();
+    const late = await uncommitted(t.db.url, "UPDATE categories SET name = 'Tee shirts' WHERE code = 'TEES'");
     try {
-      await late.query('BEGIN');
-      await late.query("UPDATE categories SET name = 'Tee shirts' WHERE code = 'TEES'");
       await products([{ sku: 'MV-1', masterProductNo: 'MV', name: 'Mover', description: 'Renamed a third time', color: 'Green', size: 'S' }]);
       await refresh(t.pool);
       assert.equal((await doc('mv_green'))?.Description, 'Renamed a third time');
@@ -224,11 +230,8 @@ describe('search indexer', () => {
   });
 
   it('a transaction that began before a refresh but commits after it is indexed by the next refresh', async () => {
-    const late = new pg.Client({ connectionString: t.db.url });
-    await late.connect();
+    const late = await uncommitted(t.db.url, "INSERT INTO products (sku, master_product_no, name, color, size) VALUES ('LATE-1', 'LATE', 'Late', 'Teal', 'S')");
     try {
-      await late.query('BEGIN');
-      await late.query("INSERT INTO products (sku, master_product_no, name, color, size) VALUES ('LATE-1', 'LATE', 'Late', 'Teal', 'S')");
       await products([{ sku: 'EARLY-1', masterProductNo: 'EARLY', name: 'Early', color: 'Teal', size: 'S' }]);
       await refresh(t.pool);
       assert.ok(await doc('early_teal'));
@@ -626,13 +629,7 @@ describe('search indexer: products deleted by SQL, and the rebuild\'s vacuum', (
   });
 
   /** A transaction on a connection of its own that has deleted `sku` and not committed yet. */
-  async function lateDelete(sku: string): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    await client.query('BEGIN');
-    await client.query('DELETE FROM products WHERE sku = $1', [sku]);
-    return client;
-  }
+  const lateDelete = (sku: string) => uncommitted(db.url, 'DELETE FROM products WHERE sku = $1', [sku]);
 
   it('a DELETE in a transaction that commits while a refresh runs is applied by the next refresh', async () => {
     await insertProducts(db, [['G-S', 'G', 'Green', 'S', null], ['I-S', 'I', 'Green', 'S', null]]);
