@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { isTimeZone } from './platform/day.js';
 
 /**
  * The one place that reads the environment. Every variable is declared here with its type and
@@ -15,6 +16,7 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   SITE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'AUD' }),
+  SITE_TIME_ZONE: Type.String({ minLength: 1, default: 'UTC' }),
   INTEGRATION_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   INTEGRATION_JWT_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '-----BEGIN PUBLIC KEY-----' })),
   INTEGRATION_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -57,6 +59,8 @@ export interface Config {
   readonly databasePoolSize: number;
   readonly redisUrl: string | undefined;
   readonly siteCurrency: string;
+  /** IANA time zone whose calendar date is "the day" of tax rates and overdue ledger entries (platform/day.ts). */
+  readonly siteTimeZone: string;
   readonly integrationJwt: {
     readonly key: IntegrationJwtKey;
     readonly algorithm: JwtAlgorithm;
@@ -126,6 +130,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = converted as Env;
 
+  if (!isTimeZone(e.SITE_TIME_ZONE)) {
+    throw new ConfigError('SITE_TIME_ZONE', `must be an IANA time zone name (e.g. UTC, Australia/Sydney); got "${e.SITE_TIME_ZONE}"`);
+  }
+
   const keySources = ['INTEGRATION_JWT_SECRET', 'INTEGRATION_JWT_PUBLIC_KEY', 'INTEGRATION_JWKS_URL'] as const;
   const given = keySources.filter((name) => e[name] !== undefined);
   if (given.length > 1) {
@@ -154,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redisUrl: e.REDIS_URL,
     siteCurrency: e.SITE_CURRENCY,
+    siteTimeZone: e.SITE_TIME_ZONE,
     integrationJwt: Object.freeze({
       key: Object.freeze(key),
       algorithm,

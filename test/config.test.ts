@@ -36,6 +36,7 @@ describe('loadConfig: defaults', () => {
 
   it('uses AUD, log level info, a 2000 ms search refresh and a pool of 10', () => {
     assert.equal(config.siteCurrency, 'AUD');
+    assert.equal(config.siteTimeZone, 'UTC');
     assert.equal(config.logLevel, 'info');
     assert.equal(config.searchRefreshIntervalMs, 2000);
     assert.equal(config.databasePoolSize, 10);
@@ -84,6 +85,7 @@ describe('loadConfig: given values', () => {
       SEARCH_REFRESH_INTERVAL_MS: '500',
       SMTP_URL: 'smtps://mail:465',
       ERP_URL: 'https://erp.example.com',
+      SITE_TIME_ZONE: 'Australia/Sydney',
       LOG_LEVEL: 'debug',
     });
     assert.equal(config.port, 8080);
@@ -93,6 +95,7 @@ describe('loadConfig: given values', () => {
     assert.equal(config.databasePoolSize, 25);
     assert.equal(config.redisUrl, 'rediss://cache:6380');
     assert.equal(config.siteCurrency, 'NZD');
+    assert.equal(config.siteTimeZone, 'Australia/Sydney');
     assert.deepEqual(config.integrationJwt, {
       key: { kind: 'secret', secret: SECRET }, algorithm: 'HS256', issuer: 'erp', audience: 'portway',
     });
@@ -150,6 +153,7 @@ describe('loadConfig: a bad value stops with a ConfigError naming the variable',
     ['PORT in exponent notation', { PORT: '1e3' }, 'PORT', /whole number/],
     ['SITE_CURRENCY lower case', { SITE_CURRENCY: 'usd' }, 'SITE_CURRENCY'],
     ['SITE_CURRENCY too long', { SITE_CURRENCY: 'AUDX' }, 'SITE_CURRENCY'],
+    ['SITE_TIME_ZONE not a time zone', { SITE_TIME_ZONE: 'Mars/Olympus' }, 'SITE_TIME_ZONE', /IANA time zone/],
     ['DATABASE_URL not PostgreSQL', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     ['DATABASE_POOL_SIZE zero', { DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
     ['REDIS_URL not redis', { REDIS_URL: 'http://x' }, 'REDIS_URL'],
