@@ -29,6 +29,7 @@ import { inventoryIntegrationRoutes } from './modules/inventory/inventory.routes
 import { ledgerIntegrationRoutes } from './modules/ledger/ledger.routes.js';
 import { pricingIntegrationRoutes } from './modules/pricing/pricing.routes.js';
 import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
+import { ordersIntegrationRoutes, ordersRoutes } from './modules/orders/orders.routes.js';
 import { indexStatus } from './modules/search/search.repository.js';
 
 export interface AppDeps {
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await inventoryIntegrationRoutes(integration, routeDeps);
     await pricingIntegrationRoutes(integration, routeDeps);
     await taxIntegrationRoutes(integration, routeDeps);
+    await ordersIntegrationRoutes(integration, routeDeps);
   }, { prefix: '/api/integration' });
 
   // Reference data the service owns (categories, brands): the same JWT scheme, its own scope.
@@ -142,6 +144,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installPublicApiAuth(publicApi, { authenticator: createPublicKeyAuthenticator(deps.pool), rateLimiter });
     await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache });
     await searchRoutes(publicApi, { pool: deps.pool, answers: searchAnswers });
+    await ordersRoutes(publicApi, {
+      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules,
+    });
   }, { prefix: '/api/public/v1' });
 
   return app;

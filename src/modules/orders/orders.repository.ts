@@ -1,0 +1,150 @@
+import type { Queryable } from '../../platform/db/pool.js';
+
+/** SQL of orders, their lines and their Idempotency-Key answers (migration 1764000001900). */
+
+export interface OrderRow {
+  order_number: string;
+  account_no: string;
+  ship_to_code: string;
+  customer_reference: string | null;
+  currency: string;
+  placed_at: string;
+  net_amount: string;
+  tax_amount: string;
+  freight_amount: string;
+  total_amount: string;
+  shipping: Record<string, unknown>;
+  erp_state: 'Queued' | 'Accepted' | 'Refused';
+  erp_document_no: string | null;
+  erp_reason: string | null;
+  erp_attempts: number;
+}
+
+export interface OrderLineRow {
+  order_line_id: string;
+  line_number: number;
+  line_type: 'Item' | 'Charge';
+  charge_type: string | null;
+  sku: string | null;
+  description: string | null;
+  quantity: number;
+  unit_price: string | null;
+  line_discount_percent: string | null;
+  line_amount: string;
+  tax_amount: string;
+  tax_rate_percent: string | null;
+  tax_reason: string | null;
+  pricing: Record<string, unknown> | null;
+  tax: Record<string, unknown> | null;
+  invoiced_quantity: number;
+  shipped_quantity: number;
+  cancelled_quantity: number;
+  fulfilment_updated_at: string | null;
+  fulfilment_reference: string | null;
+}
+
+export type NewOrder = Omit<OrderRow, 'placed_at' | 'erp_state' | 'erp_document_no' | 'erp_reason' | 'erp_attempts'> & {
+  placed_at: string;
+  ship_to: Record<string, unknown>;
+};
+
+export type NewOrderLine = Omit<OrderLineRow, 'invoiced_quantity' | 'shipped_quantity' | 'cancelled_quantity' | 'fulfilment_updated_at' | 'fulfilment_reference'>;
+
+/** PW followed by the sequence's next value, at least 8 digits. */
+export async function nextOrderNumber(q: Queryable): Promise<string> {
+  const { rows } = await q.query<{ n: string }>("SELECT nextval('order_number_seq')::text AS n");
+  return `PW${(rows[0] as { n: string }).n.padStart(8, '0')}`;
+}
+
+export async function insertOrder(q: Queryable, order: NewOrder, lines: readonly NewOrderLine[]): Promise<void> {
+  await q.query(
+    `INSERT INTO orders (order_number, account_no, ship_to_code, ship_to, customer_reference, currency, placed_at,
+                         net_amount, tax_amount, freight_amount, total_amount, shipping)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [order.order_number, order.account_no, order.ship_to_code, JSON.stringify(order.ship_to), order.customer_reference, order.currency,
+      order.placed_at, order.net_amount, order.tax_amount, order.freight_amount, order.total_amount, JSON.stringify(order.shipping)],
+  );
+  await q.query(
+    `INSERT INTO order_lines (order_line_id, order_number, line_number, line_type, charge_type, sku, description, quantity, unit_price,
+                              line_discount_percent, line_amount, tax_amount, tax_rate_percent, tax_reason, pricing, tax)
+     SELECT l.order_line_id, $1, l.line_number, l.line_type, l.charge_type, l.sku, l.description, l.quantity, l.unit_price,
+            l.line_discount_percent, l.line_amount, l.tax_amount, l.tax_rate_percent, l.tax_reason, l.pricing, l.tax
+       FROM jsonb_to_recordset($2::jsonb) AS l(order_line_id uuid, line_number integer, line_type text, charge_type text, sku text,
+            description text, quantity integer, unit_price numeric, line_discount_percent numeric, line_amount numeric, tax_amount numeric,
+            tax_rate_percent numeric, tax_reason text, pricing jsonb, tax jsonb)`,
+    [order.order_number, JSON.stringify(lines)],
+  );
+}
+
+/** An instant as RFC 3339 in UTC with milliseconds, whatever the session's time zone. */
+const utc = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The order's columns and its lines (by line number) as JSON, decimals as text. */
+const ORDER_COLUMNS = `
+  o.order_number, o.account_no, o.ship_to_code, o.customer_reference, o.currency,
+  ${utc('o.placed_at')} AS placed_at,
+  o.net_amount::text AS net_amount, o.tax_amount::text AS tax_amount, o.freight_amount::text AS freight_amount,
+  o.total_amount::text AS total_amount, o.shipping, o.erp_state, o.erp_document_no, o.erp_reason, o.erp_attempts,
+  (SELECT json_agg(json_build_object(
+            'order_line_id', l.order_line_id, 'line_number', l.line_number, 'line_type', l.line_type, 'charge_type', l.charge_type,
+            'sku', l.sku, 'description', l.description, 'quantity', l.quantity, 'unit_price', l.unit_price::text,
+            'line_discount_percent', l.line_discount_percent::text, 'line_amount', l.line_amount::text, 'tax_amount', l.tax_amount::text,
+            'tax_rate_percent', l.tax_rate_percent::text, 'tax_reason', l.tax_reason, 'pricing', l.pricing, 'tax', l.tax,
+            'invoiced_quantity', l.invoiced_quantity, 'shipped_quantity', l.shipped_quantity, 'cancelled_quantity', l.cancelled_quantity,
+            'fulfilment_updated_at', ${utc('l.fulfilment_updated_at')}, 'fulfilment_reference', l.fulfilment_reference) ORDER BY l.line_number)
+     FROM order_lines l WHERE l.order_number = o.order_number) AS lines`;
+
+export type StoredOrder = OrderRow & { lines: OrderLineRow[] };
+
+export async function findOrder(q: Queryable, accountNo: string, orderNumber: string): Promise<StoredOrder | undefined> {
+  const { rows } = await q.query<StoredOrder>(
+    `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.account_no = $1 AND o.order_number = $2`,
+    [accountNo, orderNumber],
+  );
+  return rows[0];
+}
+
+/** A page of the account's orders, newest first, with the account's order count. */
+export async function listOrders(q: Queryable, accountNo: string, page: number, pageSize: number): Promise<{ orders: StoredOrder[]; total: number }> {
+  const [list, count] = await Promise.all([
+    q.query<StoredOrder>(
+      `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.account_no = $1
+        ORDER BY o.placed_at DESC, o.order_number DESC LIMIT $2 OFFSET $3`,
+      [accountNo, pageSize, (page - 1) * pageSize],
+    ),
+    q.query<{ total: number }>('SELECT count(*)::integer AS total FROM orders WHERE account_no = $1', [accountNo]),
+  ]);
+  return { orders: list.rows, total: (count.rows[0] as { total: number }).total };
+}
+
+export async function accountExists(q: Queryable, accountNo: string): Promise<boolean> {
+  const { rowCount } = await q.query('SELECT 1 FROM accounts WHERE account_no = $1', [accountNo]);
+  return (rowCount ?? 0) > 0;
+}
+
+export interface StoredRequest { body_hash: Buffer; response: string }
+
+/**
+ * Serialises requests that carry one Idempotency-Key of one account (a transaction-scoped advisory
+ * lock), then reads the answer kept for it in the last 24 hours, if any.
+ */
+export async function claimIdempotencyKey(q: Queryable, accountNo: string, key: string): Promise<StoredRequest | undefined> {
+  await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 13))', [`order-request\u0000${accountNo}\u0000${key}`]);
+  const { rows } = await q.query<StoredRequest>(
+    `SELECT body_hash, response FROM order_requests
+      WHERE account_no = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,
+    [accountNo, key],
+  );
+  return rows[0];
+}
+
+/** Keeps the first answer to a key; an expired answer under the same key is replaced. */
+export async function storeIdempotentAnswer(q: Queryable, request: { accountNo: string; key: string; bodyHash: Buffer; orderNumber: string; response: string }): Promise<void> {
+  await q.query(
+    `INSERT INTO order_requests (account_no, idempotency_key, body_hash, order_number, response)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (account_no, idempotency_key) DO UPDATE
+        SET body_hash = EXCLUDED.body_hash, order_number = EXCLUDED.order_number, response = EXCLUDED.response, created_at = now()`,
+    [request.accountNo, request.key, request.bodyHash, request.orderNumber, request.response],
+  );
+}

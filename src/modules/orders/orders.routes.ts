@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { registerBatchRoute, type BatchRouteDeps } from '../../platform/http/envelope.js';
+import { parsePaging } from '../../platform/http/paging.js';
+import { ProblemSchema } from '../../platform/http/problem.js';
+import { publicCallerOf } from '../../platform/http/public-auth.js';
+import { orderLineUpdateBatch } from './order-line-updates.service.js';
+import {
+  MAX_ORDER_PAGE, ORDER_PAGE_SIZE, OrderBodySchema, OrderListQuerySchema, OrderListSchema, OrderSchema, QuoteBodySchema, QuoteSchema,
+} from './orders.schemas.js';
+import { getOrder, listAccountOrders, placeOrder, type OrderDeps } from './orders.service.js';
+import { quoteBasket } from './quote.service.js';
+
+const PROBLEMS = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
+
+const CUSTOMER_HEADER = { type: 'object', properties: { 'x-customer-no': { type: 'string', description: 'The account; required with an integrator key, ignored with a customer key' } } };
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Bodies are checked by the services, so every bad path is named in one 400; the schemas document them and serialise answers. */
+const noValidation = { validatorCompiler: () => (value: unknown) => ({ value }) };
+
+/** POST /quotes, POST and GET /orders inside the public scope (API key + rate limit). */
+export async function ordersRoutes(app: FastifyInstance, deps: OrderDeps): Promise<void> {
+  app.post('/quotes', {
+    schema: {
+      summary: 'Price a basket: net prices at each quantity, availability, tax per line, freight and totals',
+      tags: ['public'],
+      security: [{ publicApiKey: [] }],
+      headers: CUSTOMER_HEADER,
+      body: QuoteBodySchema,
+      response: { 200: QuoteSchema, 422: ProblemSchema, ...PROBLEMS },
+    },
+    ...noValidation,
+  }, async (request) => quoteBasket(deps, publicCallerOf(request).accountNo, request.body));
+
+  app.post('/orders', {
+    schema: {
+      summary: 'Place an order, priced as its quote now, and hand it to the ERP; Idempotency-Key replays the first answer for 24 hours',
+      tags: ['public'],
+      security: [{ publicApiKey: [] }],
+      headers: {
+        type: 'object',
+        properties: {
+          ...CUSTOMER_HEADER.properties,
+          'idempotency-key': { type: 'string', description: '1 to 255 visible ASCII characters; the same key and body within 24 hours returns the first answer and places nothing' },
+        },
+      },
+      body: OrderBodySchema,
+      response: { 201: OrderSchema, 403: ProblemSchema, 422: ProblemSchema, ...PROBLEMS },
+    },
+    ...noValidation,
+  }, async (request, reply) => {
+    const placed = await placeOrder(deps, publicCallerOf(request).accountNo, request.body, request.headers['idempotency-key']);
+    reply.code(201).header('location', `/api/public/v1/orders/${encodeURIComponent(placed.orderNumber)}`);
+    if (placed.replayed) reply.header('idempotent-replayed', 'true');
+    // The first answer's JSON, sent as it is, so a replay is the same bytes.
+    return reply.type(JSON_TYPE).send(placed.body);
+  });
+
+  app.get('/orders/:orderNumber', {
+    schema: {
+      summary: 'An order of the account with its lines, derived statuses, charges, totals and ERP hand-off state',
+      tags: ['public'],
+      security: [{ publicApiKey: [] }],
+      headers: CUSTOMER_HEADER,
+      params: Type.Object({ orderNumber: Type.String() }),
+      response: { 200: OrderSchema, ...PROBLEMS },
+    },
+    ...noValidation,
+  }, async (request) => getOrder(deps, publicCallerOf(request).accountNo, (request.params as { orderNumber: string }).orderNumber));
+
+  app.get('/orders', {
+    schema: {
+      summary: 'The account\'s orders, newest first, with derived statuses',
+      tags: ['public'],
+      security: [{ publicApiKey: [] }],
+      headers: CUSTOMER_HEADER,
+      querystring: OrderListQuerySchema,
+      response: { 200: OrderListSchema, ...PROBLEMS },
+    },
+    ...noValidation,
+  }, async (request) => {
+    const { page, pageSize } = parsePaging(request.query as Record<string, unknown>, {
+      defaultSize: ORDER_PAGE_SIZE.default, maxSize: ORDER_PAGE_SIZE.max, maxPage: MAX_ORDER_PAGE,
+    });
+    return listAccountOrders(deps, publicCallerOf(request).accountNo, page, pageSize);
+  });
+}
+
+export async function ordersIntegrationRoutes(app: FastifyInstance, deps: BatchRouteDeps): Promise<void> {
+  registerBatchRoute(app, '/trading/order-line-updates', orderLineUpdateBatch, deps, {
+    summary: 'Report invoiced, shipped and cancelled running totals per order line (by orderLineId, or orderNumber + lineNumber); older updates are ignored',
+    tags: ['integration'],
+  });
+}

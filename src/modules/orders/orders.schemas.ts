@@ -1,0 +1,201 @@
+import { Type, type Static } from 'typebox';
+import { MAX_INT4, optionalDateTime, optionalString, requiredInteger, requiredString } from '../../platform/http/fields.js';
+import { nullableString, orNull } from '../../platform/http/nullable.js';
+import { LINE_STATUSES } from './orders.engine.js';
+
+/** Lines per basket (issue 13). */
+export const MAX_BASKET_LINES = 500;
+
+/** A customer's purchase-order number: the length of a ledger entry's externalDocumentNo, where the ERP echoes it. */
+export const CUSTOMER_REFERENCE_LENGTH = 35;
+
+const BasketLineSchema = Type.Object({
+  sku: requiredString(20),
+  quantity: requiredInteger(1, MAX_INT4),
+});
+
+const basketFields = {
+  shipToCode: requiredString(20),
+  lines: Type.Array(BasketLineSchema, {
+    minItems: 1, maxItems: MAX_BASKET_LINES, description: `1 to ${MAX_BASKET_LINES} lines; a SKU may appear on several lines`,
+  }),
+};
+
+export const QuoteBodySchema = Type.Object(basketFields);
+export type QuoteBody = Static<typeof QuoteBodySchema>;
+
+export const OrderBodySchema = Type.Object({
+  ...basketFields,
+  customerReference: optionalString(CUSTOMER_REFERENCE_LENGTH),
+});
+export type OrderBody = Static<typeof OrderBodySchema>;
+
+/** Exact money and rates: 4 decimal places, as text. */
+const Amount = (description?: string) => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$', ...(description ? { description } : {}) });
+const DisplayAmount = Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$' });
+const nullableAmount = (description: string) => orNull(Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$' }), description);
+
+export const TotalsSchema = Type.Object({
+  net: Amount('Σ net line amounts, before tax'),
+  tax: Amount('Σ line tax; freight is not taxed'),
+  freight: Amount('The freight charge; 0 when shipping could not be quoted'),
+  total: Amount('net + tax + freight'),
+  display: Type.Object({ net: DisplayAmount, tax: DisplayAmount, freight: DisplayAmount, total: DisplayAmount }, {
+    description: 'The same four, each rounded to 2 places half away from zero, for display only',
+  }),
+});
+
+export const PricingSchema = Type.Object({
+  basis: Type.Union([Type.Literal('rule'), Type.Literal('list'), Type.Literal('none')], {
+    description: 'rule: a Price rule set the price; list: the product list price; none: no price determinable',
+  }),
+  listPrice: nullableAmount('The product list price'),
+  priceRuleId: nullableString('The Price rule that set the price'),
+  discountRuleId: nullableString('The Discount rule applied'),
+  lineDiscountPercent: nullableAmount('The discount applied, in percent'),
+});
+
+export const TaxSchema = Type.Object({
+  amount: Amount(),
+  ratePercent: nullableAmount('The rate applied (Σ of the jurisdictions), null when untaxed'),
+  basis: Type.Union(['Gst', 'Jurisdictions', 'NotLiable', 'FirstNations', 'Untaxed'].map((b) => Type.Literal(b))),
+  reason: nullableString('Why the line is not taxed (not liable, exempt, or the missing link of the chain)'),
+  taxAreaCode: nullableString('The tax area used (chain)'),
+  components: Type.Array(Type.Object({
+    code: Type.String({ description: 'Jurisdiction code, or businessPostingGroup/productPostingGroup for GST' }),
+    ratePercent: Amount(),
+    effectiveDate: orNull(Type.String({ format: 'date' }), 'The rate\'s effective date; null for a rate in effect since always'),
+  })),
+});
+
+export const AvailabilitySchema = Type.Object({
+  available: Type.Integer({ description: 'On hand − reserved over every location (never below 0), before this basket' }),
+  fromStock: Type.Integer({ description: 'Of this line, the quantity available now (earlier lines of the same SKU served first)' }),
+  backOrder: Type.Integer({ description: 'Of this line, the quantity not available now' }),
+  incomingDate: orNull(Type.String({ format: 'date' }), 'The earliest expected receipt date by which the incoming quantity covers the back order; null when nothing is on back order or nothing expected covers it'),
+});
+
+export const ShippingSchema = Type.Object({
+  status: Type.Union([Type.Literal('Quoted'), Type.Literal('Unquotable'), Type.Literal('Unshippable')]),
+  reason: Type.Optional(Type.String()),
+  amount: Type.Optional(Amount('The freight charge')),
+  method: Type.Optional(Type.String()),
+  agentCode: Type.Optional(Type.String()),
+  serviceCode: Type.Optional(Type.String()),
+  routingId: Type.Optional(Type.String()),
+  basis: Type.Optional(Type.Union([Type.Literal('Rate'), Type.Literal('PerPackage')])),
+  rateId: Type.Optional(orNull(Type.String(), 'The freight rate row charged (basis Rate)')),
+  packages: Type.Optional(Type.Array(Type.Object({
+    packageTypeId: Type.String(), description: orNull(Type.String(), 'Package type name'), count: Type.Integer(), freightCost: Amount('Cost of one package'),
+  }))),
+  weight: Type.Optional(Amount('Consignment weight: Σ unit weight × quantity')),
+  value: Type.Optional(Amount('Consignment value: Σ net line amounts')),
+}, { description: 'Quoted, or why not: Unquotable (no postcode routing) or Unshippable (a band gap, an item no package holds)' });
+
+export const QuoteLineSchema = Type.Object({
+  lineNumber: Type.Integer(),
+  sku: Type.String(),
+  name: nullableString('Product name'),
+  quantity: Type.Integer(),
+  unitPrice: nullableAmount('Net unit price at this quantity (quantity breaks apply); null when none is determinable'),
+  lineAmount: nullableAmount('quantity × unitPrice; null when unpriced'),
+  pricing: PricingSchema,
+  availability: AvailabilitySchema,
+  tax: TaxSchema,
+});
+
+export const QuoteSchema = Type.Object({
+  currency: Type.String(),
+  shipToCode: Type.String(),
+  pricedAt: Type.String({ format: 'date-time' }),
+  day: Type.String({ format: 'date', description: 'The site day (SITE_TIME_ZONE) whose tax rates apply' }),
+  orderable: Type.Boolean({ description: 'Whether POST /orders would accept this basket now' }),
+  reasons: Type.Array(Type.String(), { description: 'What stops this basket being ordered (empty when orderable)' }),
+  lines: Type.Array(QuoteLineSchema),
+  shipping: ShippingSchema,
+  totals: TotalsSchema,
+});
+export type Quote = Static<typeof QuoteSchema>;
+export type QuoteLine = Static<typeof QuoteLineSchema>;
+export type Totals = Static<typeof TotalsSchema>;
+
+const StatusSchema = Type.Union(LINE_STATUSES.map((s) => Type.Literal(s)));
+
+export const OrderLineSchema = Type.Object({
+  orderLineId: Type.String({ format: 'uuid' }),
+  lineNumber: Type.Integer(),
+  sku: Type.String(),
+  description: nullableString('Product name when ordered'),
+  quantity: Type.Integer({ description: 'Ordered' }),
+  unitPrice: nullableAmount('Net unit price'),
+  lineAmount: Amount(),
+  taxAmount: Amount(),
+  pricing: PricingSchema,
+  tax: TaxSchema,
+  invoicedQuantity: Type.Integer(),
+  shippedQuantity: Type.Integer(),
+  cancelledQuantity: Type.Integer(),
+  status: StatusSchema,
+  lastUpdatedAt: orNull(Type.String({ format: 'date-time' }), 'lastUpdatedAt of the ERP update the quantities come from'),
+  lastUpdatedReference: nullableString('The ERP document behind the last change'),
+});
+
+export const ChargeLineSchema = Type.Object({
+  orderLineId: Type.String({ format: 'uuid' }),
+  lineNumber: Type.Integer(),
+  chargeType: Type.String({ description: 'Freight' }),
+  description: nullableString('What the charge is for'),
+  amount: Amount(),
+  taxAmount: Amount('Freight is not taxed: 0'),
+});
+
+export const ErpStateSchema = Type.Object({
+  state: Type.Union([Type.Literal('Queued'), Type.Literal('Accepted'), Type.Literal('Refused')]),
+  documentNo: nullableString('The ERP\'s document number once Accepted'),
+  reason: nullableString('Why Refused, or the last failure while Queued'),
+  attempts: Type.Integer(),
+});
+
+export const OrderSchema = Type.Object({
+  orderNumber: Type.String(),
+  accountNo: Type.String(),
+  shipToCode: Type.String(),
+  customerReference: nullableString('The customer\'s purchase-order number'),
+  currency: Type.String(),
+  placedAt: Type.String({ format: 'date-time' }),
+  status: StatusSchema,
+  lines: Type.Array(OrderLineSchema),
+  charges: Type.Array(ChargeLineSchema),
+  shipping: ShippingSchema,
+  totals: TotalsSchema,
+  erp: ErpStateSchema,
+});
+export type Order = Static<typeof OrderSchema>;
+
+export const ORDER_PAGE_SIZE = { default: 20, max: 100 } as const;
+export const MAX_ORDER_PAGE = 10_000;
+
+export const OrderListQuerySchema = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: MAX_ORDER_PAGE, default: 1 }),
+  pageSize: Type.Integer({ minimum: 1, maximum: ORDER_PAGE_SIZE.max, default: ORDER_PAGE_SIZE.default }),
+});
+
+export const OrderListSchema = Type.Object({
+  data: Type.Array(OrderSchema, { description: 'Newest first' }),
+  page: Type.Integer(),
+  pageSize: Type.Integer(),
+  total: Type.Integer(),
+});
+
+/** PUT /trading/order-line-updates item (interface "Order line update"). */
+export const OrderLineUpdateItemSchema = Type.Object({
+  orderLineId: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'uuid' })),
+  orderNumber: optionalString(20),
+  lineNumber: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: MAX_INT4 })),
+  invoicedQuantity: requiredInteger(0, MAX_INT4),
+  shippedQuantity: requiredInteger(0, MAX_INT4),
+  cancelledQuantity: requiredInteger(0, MAX_INT4),
+  lastUpdatedAt: optionalDateTime(),
+  lastUpdatedReference: optionalString(50),
+});
+export type OrderLineUpdateItem = Static<typeof OrderLineUpdateItemSchema>;

@@ -1,0 +1,207 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Dec } from '../../platform/decimal.js';
+import { withTransaction } from '../../platform/db/pool.js';
+import { compileItemValidator } from '../../platform/http/item-validator.js';
+import { errors } from '../../platform/http/problem.js';
+import { enqueueErpHandoff } from './erp-handoff.job.js';
+import { lineStatus, orderStatus } from './orders.engine.js';
+import {
+  accountExists, claimIdempotencyKey, findOrder, insertOrder, listOrders, nextOrderNumber, storeIdempotentAnswer,
+  type NewOrderLine, type StoredOrder,
+} from './orders.repository.js';
+import { OrderBodySchema, type Order, type OrderBody } from './orders.schemas.js';
+import { parseBasket, priceBasket, totalsOf, unprocessable, type QuoteDeps } from './quote.service.js';
+
+/**
+ * Orders (issue 13): placed exactly as their quote prices them at that moment, stored with their
+ * lines and handed to the ERP through the outbox in the same transaction, read back with statuses
+ * derived from the quantities on every read.
+ */
+
+export type OrderDeps = QuoteDeps;
+
+const validateOrderBody = compileItemValidator(OrderBodySchema);
+
+export const FREIGHT_CHARGE = 'Freight';
+
+/** Idempotency-Key: 1 to 255 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+
+export interface PlacedOrder {
+  /** The order as JSON text: the first answer, replayed as it is for the same key and body. */
+  body: string;
+  orderNumber: string;
+  replayed: boolean;
+}
+
+/** The body's meaning, independent of key order, white space and ignored fields. */
+function bodyHash(body: OrderBody): Buffer {
+  const canonical = JSON.stringify([body.shipToCode, body.lines.map((l) => [l.sku, l.quantity]), body.customerReference ?? null]);
+  return createHash('sha256').update(canonical).digest();
+}
+
+export function parseIdempotencyKey(header: unknown): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) {
+    throw errors.badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters.', [
+      { path: '/headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
+    ]);
+  }
+  return header;
+}
+
+/** An order as the API shows it, statuses derived from the stored quantities. */
+export function orderView(order: StoredOrder): Order {
+  const items = order.lines.filter((l) => l.line_type === 'Item');
+  const charges = order.lines.filter((l) => l.line_type === 'Charge');
+  const quantities = (l: StoredOrder['lines'][number]) => ({
+    ordered: l.quantity, invoiced: l.invoiced_quantity, shipped: l.shipped_quantity, cancelled: l.cancelled_quantity,
+  });
+  return {
+    orderNumber: order.order_number,
+    accountNo: order.account_no,
+    shipToCode: order.ship_to_code,
+    customerReference: order.customer_reference,
+    currency: order.currency,
+    placedAt: order.placed_at,
+    status: orderStatus(items.map(quantities)),
+    lines: items.map((l) => ({
+      orderLineId: l.order_line_id,
+      lineNumber: l.line_number,
+      sku: l.sku as string,
+      description: l.description,
+      quantity: l.quantity,
+      unitPrice: l.unit_price,
+      lineAmount: l.line_amount,
+      taxAmount: l.tax_amount,
+      pricing: l.pricing as Order['lines'][number]['pricing'],
+      tax: l.tax as Order['lines'][number]['tax'],
+      invoicedQuantity: l.invoiced_quantity,
+      shippedQuantity: l.shipped_quantity,
+      cancelledQuantity: l.cancelled_quantity,
+      status: lineStatus(quantities(l)),
+      lastUpdatedAt: l.fulfilment_updated_at,
+      lastUpdatedReference: l.fulfilment_reference,
+    })),
+    charges: charges.map((l) => ({
+      orderLineId: l.order_line_id,
+      lineNumber: l.line_number,
+      chargeType: l.charge_type ?? FREIGHT_CHARGE,
+      description: l.description,
+      amount: l.line_amount,
+      taxAmount: l.tax_amount,
+    })),
+    shipping: order.shipping as Order['shipping'],
+    totals: totalsOf(new Dec(order.net_amount), new Dec(order.tax_amount), new Dec(order.freight_amount)),
+    erp: { state: order.erp_state, documentNo: order.erp_document_no, reason: order.erp_reason, attempts: order.erp_attempts },
+  };
+}
+
+/**
+ * POST /orders. Inside one transaction: the Idempotency-Key's earlier answer if there is one (the
+ * same body: replayed; another body: 422), else the basket priced as a quote now, refused unless
+ * the account is Active (403) and the basket orderable (422 with the quote's reasons), the order
+ * and its lines stored under the next order number, the answer kept for the key, and the ERP
+ * hand-off enqueued. The ERP is never called here: an ERP that is down cannot block an order.
+ */
+export async function placeOrder(deps: OrderDeps, accountNo: string, body: unknown, idempotencyKeyHeader: unknown): Promise<PlacedOrder> {
+  const key = parseIdempotencyKey(idempotencyKeyHeader);
+  const basket = parseBasket<OrderBody>(body, validateOrderBody);
+  const hash = bodyHash(basket);
+  const at = (deps.now ?? (() => new Date()))();
+  return withTransaction(deps.pool, async (tx) => {
+    if (key !== undefined) {
+      const earlier = await claimIdempotencyKey(tx, accountNo, key);
+      if (earlier !== undefined) {
+        if (!earlier.body_hash.equals(hash)) {
+          throw unprocessable('This Idempotency-Key was used in the last 24 hours with another body; use a new key for a new order.', [
+            { path: '/headers/idempotency-key', message: 'already used with another body' },
+          ]);
+        }
+        return { body: earlier.response, orderNumber: (JSON.parse(earlier.response) as Order).orderNumber, replayed: true };
+      }
+    }
+    const priced = await priceBasket(deps, tx, accountNo, basket, at, { forOrder: true });
+    if (priced.blockers.length > 0) {
+      throw unprocessable(`The basket cannot be ordered: ${priced.blockers.map((b) => b.message).join(' ')}`, priced.blockers);
+    }
+    const { quote, shipping } = priced;
+    if (shipping.status !== 'Quoted') throw new Error('an orderable basket has a quoted shipping');
+    const orderNumber = await nextOrderNumber(tx);
+    const lines: NewOrderLine[] = quote.lines.map((line) => ({
+      order_line_id: randomUUID(),
+      line_number: line.lineNumber,
+      line_type: 'Item',
+      charge_type: null,
+      sku: line.sku,
+      description: line.name,
+      quantity: line.quantity,
+      unit_price: line.unitPrice,
+      line_discount_percent: line.pricing.lineDiscountPercent,
+      line_amount: line.lineAmount as string,
+      tax_amount: line.tax.amount,
+      tax_rate_percent: line.tax.ratePercent,
+      tax_reason: line.tax.reason,
+      pricing: line.pricing,
+      tax: line.tax,
+    }));
+    lines.push({
+      order_line_id: randomUUID(),
+      line_number: lines.length + 1,
+      line_type: 'Charge',
+      charge_type: FREIGHT_CHARGE,
+      sku: null,
+      description: `Freight: ${shipping.method} ${shipping.agentCode}/${shipping.serviceCode}`,
+      quantity: 1,
+      unit_price: shipping.amount,
+      line_discount_percent: null,
+      line_amount: shipping.amount,
+      tax_amount: '0.0000',
+      tax_rate_percent: null,
+      tax_reason: 'Freight is not taxed',
+      pricing: null,
+      tax: null,
+    });
+    const stored: StoredOrder = {
+      order_number: orderNumber,
+      account_no: accountNo,
+      ship_to_code: quote.shipToCode,
+      customer_reference: basket.customerReference ?? null,
+      currency: quote.currency,
+      placed_at: at.toISOString(),
+      net_amount: quote.totals.net,
+      tax_amount: quote.totals.tax,
+      freight_amount: quote.totals.freight,
+      total_amount: quote.totals.total,
+      shipping: shipping as unknown as Record<string, unknown>,
+      erp_state: 'Queued',
+      erp_document_no: null,
+      erp_reason: null,
+      erp_attempts: 0,
+      lines: lines.map((l) => ({
+        ...l, invoiced_quantity: 0, shipped_quantity: 0, cancelled_quantity: 0, fulfilment_updated_at: null, fulfilment_reference: null,
+      })),
+    };
+    await insertOrder(tx, { ...stored, ship_to: priced.shipTo as unknown as Record<string, unknown> }, lines);
+    const response = JSON.stringify(orderView(stored));
+    if (key !== undefined) await storeIdempotentAnswer(tx, { accountNo, key, bodyHash: hash, orderNumber, response });
+    await enqueueErpHandoff(tx, orderNumber);
+    return { body: response, orderNumber, replayed: false };
+  });
+}
+
+export async function getOrder(deps: OrderDeps, accountNo: string, orderNumber: string): Promise<Order> {
+  const order = await findOrder(deps.pool, accountNo, orderNumber);
+  if (order === undefined) {
+    if (!(await accountExists(deps.pool, accountNo))) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+    // Another account's order reads exactly like one that does not exist.
+    throw errors.notFound(`Order ${orderNumber} does not exist.`);
+  }
+  return orderView(order);
+}
+
+export async function listAccountOrders(deps: OrderDeps, accountNo: string, page: number, pageSize: number): Promise<{ data: Order[]; page: number; pageSize: number; total: number }> {
+  if (!(await accountExists(deps.pool, accountNo))) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+  const { orders, total } = await listOrders(deps.pool, accountNo, page, pageSize);
+  return { data: orders.map(orderView), page, pageSize, total };
+}

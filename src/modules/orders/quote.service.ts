@@ -1,0 +1,244 @@
+import { Dec } from '../../platform/decimal.js';
+import { siteDay } from '../../platform/day.js';
+import type { Pool, Queryable } from '../../platform/db/pool.js';
+import { AppError, errors } from '../../platform/http/problem.js';
+import { compileItemValidator } from '../../platform/http/item-validator.js';
+import { brandEntitlement } from '../catalogue/entitlement.js';
+import { quoteFreight, type FreightData, type Shipping } from '../freight/freight.engine.js';
+import { loadFreightData } from '../freight/freight.repository.js';
+import { decodeStock, type Stock } from '../inventory/stock.js';
+import { netUnitPrice, type PricingAccount } from '../pricing/pricing.engine.js';
+import type { PriceRuleCache } from '../pricing/rule-cache.js';
+import { taxLine, type LineTax, type TaxContext } from '../tax/tax.engine.js';
+import { loadTaxData } from '../tax/tax.repository.js';
+import { findBasket, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
+import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine, type Totals } from './orders.schemas.js';
+
+/**
+ * A basket priced as a quote (issue 13): each line by the pricing engine at its quantity, its
+ * availability from the pushed stock, its tax from the tax chain or GST matrix, and freight for the
+ * consignment. What cannot be done (no routing, a band gap, a broken tax chain, no price) is said
+ * in the quote, never answered with an error status; only a basket the account may not ask about
+ * at all (an unknown ship-to, a SKU it cannot see) is refused.
+ */
+
+export interface QuoteDeps {
+  pool: Pool;
+  /** ISO 4217 of every amount (SITE_CURRENCY). */
+  currency: string;
+  /** IANA zone whose calendar date picks the tax rates in effect (SITE_TIME_ZONE). */
+  timeZone: string;
+  rules: PriceRuleCache;
+  now?: () => Date;
+}
+
+/** A quote with what placing it as an order needs besides. */
+export interface PricedBasket {
+  quote: Quote;
+  account: BasketAccount;
+  shipTo: BasketShipTo;
+  /** Per quote line, the tax as the engine resolved it. */
+  taxes: LineTax[];
+  shipping: Shipping;
+  /** What stops the basket being ordered, each at the path of the request it concerns ('' for the whole basket). */
+  blockers: Array<{ path: string; message: string }>;
+}
+
+const validateBody = compileItemValidator(QuoteBodySchema);
+
+/** The body as a basket, or a 400 naming every bad path. */
+export function parseBasket<T extends QuoteBody>(body: unknown, validate: (value: unknown) => Array<{ path: string; message: string }> = validateBody): T {
+  const problems = validate(body);
+  if (problems.length > 0) {
+    throw errors.badRequest(`The basket is invalid at ${problems.map((p) => p.path || '(body)').join(', ')}.`, problems);
+  }
+  return body as T;
+}
+
+export const unprocessable = (detail: string, problems?: Array<{ path: string; message: string }>): AppError =>
+  new AppError('unprocessable', 422, 'Request cannot be processed', detail, {}, problems);
+
+const notActive = (account: BasketAccount): string =>
+  `Account ${account.account_no} is ${account.status}; only an Active account can place orders.`;
+
+const accountCannotTransact = (account: BasketAccount): AppError =>
+  new AppError('account-not-active', 403, 'Account cannot transact', notActive(account));
+
+const SCALE = 4;
+const ZERO = '0.0000';
+const fixed = (value: Dec): string => value.toFixed(SCALE);
+/** Rounded to 2 places half away from zero (Dec rounds ROUND_HALF_UP, which is away from zero), for display only. */
+const display = (value: string): string => new Dec(value).toFixed(2);
+
+const isBlank = (value: string | null | undefined): boolean => value === null || value === undefined || value.trim() === '';
+
+export function totalsOf(net: Dec, tax: Dec, freight: Dec): Totals {
+  const amounts = { net: fixed(net), tax: fixed(tax), freight: fixed(freight), total: fixed(net.plus(tax).plus(freight)) };
+  return { ...amounts, display: { net: display(amounts.net), tax: display(amounts.tax), freight: display(amounts.freight), total: display(amounts.total) } };
+}
+
+const pricingAccount = (a: BasketAccount): PricingAccount => ({
+  accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
+});
+
+/**
+ * Availability per line: the SKU's on hand − reserved serves its lines in basket order; the rest
+ * of a line is on back order, covered by the earliest expected receipt date by which the incoming
+ * quantity (all locations, by date) reaches everything the SKU's lines have put on back order.
+ */
+class StockLedger {
+  readonly #left = new Map<string, { stock: Stock; available: number; free: number; backOrdered: number }>();
+
+  take(sku: string, stockJson: string | null, quantity: number): QuoteLine['availability'] {
+    let entry = this.#left.get(sku);
+    if (entry === undefined) {
+      const stock = stockJson === null ? { onHand: 0, reserved: 0, byLocation: [], incoming: [] } : decodeStock(stockJson);
+      const available = Math.max(0, stock.onHand - stock.reserved);
+      entry = { stock, available, free: available, backOrdered: 0 };
+      this.#left.set(sku, entry);
+    }
+    const fromStock = Math.min(quantity, entry.free);
+    entry.free -= fromStock;
+    const backOrder = quantity - fromStock;
+    let incomingDate: string | null = null;
+    if (backOrder > 0) {
+      entry.backOrdered += backOrder;
+      let incoming = 0;
+      for (const line of entry.stock.incoming) {
+        incoming += line.quantity;
+        if (incoming >= entry.backOrdered) {
+          incomingDate = line.expectedDate;
+          break;
+        }
+      }
+    }
+    return { available: entry.available, fromStock, backOrder, incomingDate };
+  }
+}
+
+const UNPRICED_TAX: LineTax = { amount: ZERO, ratePercent: null, basis: 'Untaxed', reason: 'the line has no price', taxAreaCode: null, components: [] };
+
+/**
+ * Prices a basket for an account at an instant. `q` reads every input, so that an order prices
+ * inside its own transaction exactly what it stores.
+ */
+export async function priceBasket(
+  deps: QuoteDeps, q: Queryable, accountNo: string, basket: QuoteBody, at: Date, options: { forOrder?: boolean } = {},
+): Promise<PricedBasket> {
+  const skus = basket.lines.map((line) => line.sku);
+  const rows = await findBasket(q, accountNo, basket.shipToCode, skus);
+  const { account, shipTo, products } = rows;
+  if (account === undefined) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+  if (options.forOrder && account.status !== 'Active') throw accountCannotTransact(account);
+
+  const restricted = new Set<string>();
+  for (const p of products.values()) if (p.brand_restricted && p.brand_code !== null) restricted.add(p.brand_code);
+  const mayBuy = brandEntitlement({ allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted);
+  const problems: Array<{ path: string; message: string }> = [];
+  if (shipTo === undefined) problems.push({ path: '/shipToCode', message: `unknown ship-to "${basket.shipToCode}" for account ${accountNo}` });
+  const found: BasketProduct[] = [];
+  basket.lines.forEach((line, i) => {
+    const product = products.get(line.sku);
+    // Unknown, blocked and not entitled read the same, so an account cannot probe for hidden products.
+    if (product === undefined || product.blocked === true || !mayBuy(product.brand_code)) {
+      problems.push({ path: `/lines/${i}/sku`, message: `unknown SKU "${line.sku}"` });
+    } else {
+      found.push(product);
+    }
+  });
+  if (problems.length > 0 || shipTo === undefined) {
+    throw unprocessable(`The basket cannot be priced: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, problems);
+  }
+
+  const shipCountry = isBlank(shipTo.ship_to_country_region_code) ? null : (shipTo.ship_to_country_region_code as string).trim();
+  const areaCodes = [shipTo.tax_area_code, account.tax_area_code].filter((c): c is string => !isBlank(c));
+  const gstGroup = isBlank(account.gst_business_posting_group) ? null : account.gst_business_posting_group;
+  const [ruleSet, freightData, taxData] = await Promise.all([
+    deps.rules.atLeast(account.rules_version),
+    shipCountry === null ? Promise.resolve<FreightData>({ routes: [], rates: [], packageTypes: [] }) : loadFreightData(q, shipCountry),
+    loadTaxData(q, { taxAreaCodes: areaCodes, gstBusinessPostingGroup: gstGroup }),
+  ]);
+
+  const day = siteDay(at, deps.timeZone);
+  const taxContext: TaxContext = {
+    account: { taxLiable: account.tax_liable, taxAreaCode: account.tax_area_code, gstBusinessPostingGroup: account.gst_business_posting_group },
+    shipTo: { taxLiable: shipTo.tax_liable, taxAreaCode: shipTo.tax_area_code, isFirstNations: shipTo.is_first_nations },
+    day,
+    data: taxData,
+  };
+  const pricing = pricingAccount(account);
+  const rulesFor = ruleSet.index.forAccount(pricing);
+  const stock = new StockLedger();
+  const blockers: Array<{ path: string; message: string }> = [];
+  if (account.status !== 'Active') blockers.push({ path: '', message: notActive(account) });
+
+  let net = new Dec(0);
+  let tax = new Dec(0);
+  const taxes: LineTax[] = [];
+  const lines: QuoteLine[] = basket.lines.map((line, i) => {
+    const product = found[i] as BasketProduct;
+    const pricingProduct = {
+      sku: product.sku, masterProductNo: product.master_product_no, itemDiscountGroup: product.item_discount_group, unitPrice: product.unit_price,
+    };
+    const price = netUnitPrice({ product: pricingProduct, account: pricing, rules: rulesFor(pricingProduct), at, quantity: line.quantity });
+    const lineAmount = price.unitPrice === null ? null : fixed(new Dec(price.unitPrice).times(line.quantity));
+    if (lineAmount === null) blockers.push({ path: `/lines/${i}`, message: `Line ${i + 1} (SKU ${line.sku}) has no price for account ${account.account_no}.` });
+    const lineTax = lineAmount === null
+      ? UNPRICED_TAX
+      : taxLine(taxContext, { sku: product.sku, taxGroupCode: product.tax_group_code, gstProductPostingGroup: product.gst_product_posting_group }, lineAmount);
+    if (lineAmount !== null) net = net.plus(lineAmount);
+    tax = tax.plus(lineTax.amount);
+    taxes.push(lineTax);
+    return {
+      lineNumber: i + 1,
+      sku: product.sku,
+      name: product.name,
+      quantity: line.quantity,
+      unitPrice: price.unitPrice,
+      lineAmount,
+      pricing: {
+        basis: price.basis,
+        listPrice: price.listPrice,
+        priceRuleId: price.priceRule?.ruleId ?? null,
+        discountRuleId: price.discountRule?.ruleId ?? null,
+        lineDiscountPercent: price.discountPercent,
+      },
+      availability: stock.take(product.sku, product.stock_json, line.quantity),
+      tax: lineTax,
+    };
+  });
+
+  const shipping = quoteFreight({
+    countryRegionCode: shipCountry,
+    postcode: shipTo.ship_to_post_code,
+    items: basket.lines.map((line, i) => {
+      const p = found[i] as BasketProduct;
+      return { sku: p.sku, quantity: line.quantity, weight: p.weight, length: p.length, width: p.width, height: p.height };
+    }),
+    value: fixed(net),
+    at,
+    data: freightData,
+  });
+  if (shipping.status !== 'Quoted') blockers.push({ path: '', message: `Shipping is ${shipping.status}: ${shipping.reason}` });
+  const freight = shipping.status === 'Quoted' ? new Dec(shipping.amount) : new Dec(0);
+
+  const quote: Quote = {
+    currency: deps.currency,
+    shipToCode: shipTo.ship_to_code,
+    pricedAt: at.toISOString(),
+    day,
+    orderable: blockers.length === 0,
+    reasons: blockers.map((b) => b.message),
+    lines,
+    shipping,
+    totals: totalsOf(net, tax, freight),
+  };
+  return { quote, account, shipTo, taxes, shipping, blockers };
+}
+
+/** POST /quotes: the basket priced now for the caller's account. */
+export async function quoteBasket(deps: QuoteDeps, accountNo: string, body: unknown): Promise<Quote> {
+  const basket = parseBasket<QuoteBody>(body);
+  const at = (deps.now ?? (() => new Date()))();
+  return (await priceBasket(deps, deps.pool, accountNo, basket, at)).quote;
+}
