@@ -23,6 +23,7 @@ import { lookupRoutes } from './modules/lookup/lookup.routes.js';
 import { LookupProductCache } from './modules/lookup/product-cache.js';
 import { PriceRuleCache } from './modules/pricing/rule-cache.js';
 import { catalogueAdminRoutes, catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
+import { accountRoutes } from './modules/customers/account.routes.js';
 import { customersIntegrationRoutes } from './modules/customers/customers.routes.js';
 import { freightIntegrationRoutes } from './modules/freight/freight.routes.js';
 import { inventoryIntegrationRoutes } from './modules/inventory/inventory.routes.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   integrationVerifier: IntegrationVerifier;
   logger?: Logger | false;
   metrics?: Metrics;
+  /** The clock of the rules that work in days (overdue ledger entries); tests pin it. */
+  now?: () => Date;
 }
 
 /** Builds the HTTP application from its dependencies. It never listens; main.ts does. */
@@ -144,8 +147,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installPublicApiAuth(publicApi, { authenticator: createPublicKeyAuthenticator(deps.pool), rateLimiter });
     await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache });
     await searchRoutes(publicApi, { pool: deps.pool, answers: searchAnswers });
+    await accountRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, siteTimeZone: deps.config.siteTimeZone, now: deps.now });
     await ordersRoutes(publicApi, {
-      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules,
+      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, now: deps.now,
     });
   }, { prefix: '/api/public/v1' });
 

@@ -21,12 +21,12 @@ export interface TestApp {
 }
 
 /** Builds the real app on a fresh database of its own; HTTP goes through `app.inject`. */
-export async function buildTestApp(env: Record<string, string> = {}, options: { pool?: Pool; lockTimeoutMs?: number } = {}): Promise<TestApp> {
+export async function buildTestApp(env: Record<string, string> = {}, options: { pool?: Pool; lockTimeoutMs?: number; now?: () => Date } = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-app-'));
   const config = loadConfig({ INTEGRATION_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const db = await createTestDatabase({ lockTimeoutMs: options.lockTimeoutMs });
   const pool = options.pool ?? db.pool;
-  const app = await buildApp({ config, pool, integrationVerifier: await createIntegrationVerifier(config), logger: false });
+  const app = await buildApp({ config, pool, integrationVerifier: await createIntegrationVerifier(config), logger: false, now: options.now });
   await app.ready();
   return {
     app,

@@ -84,3 +84,29 @@ export async function upsertCustomers(tx: Queryable, items: readonly CustomerIte
     await enqueue(tx, provisionUser, rows.map((r) => ({ requestId: r.id })));
   }
 }
+
+/* ---- The public read: GET /api/public/v1/account ---- */
+
+/** Every account field as stored, by its interface name; numeric columns as PostgreSQL's text. */
+export type AccountRow = { [K in keyof AccountItem]-?: Exclude<AccountItem[K], undefined | number> };
+export type StoredShipTo = { [K in keyof ShipToItem]-?: Exclude<ShipToItem[K], undefined> };
+
+/** `SELECT` list that names each column by its interface field, generated from the upsert's own mapping. */
+const selectList = (columns: ReadonlyArray<ColumnSpec>) => columns.map(([field, column]) => `${column} AS "${field}"`).join(', ');
+
+export async function findAccount(db: Queryable, accountNo: string): Promise<AccountRow | undefined> {
+  const { rows } = await db.query<AccountRow>(`SELECT ${selectList(ACCOUNT_COLUMNS)} FROM accounts WHERE account_no = $1`, [accountNo]);
+  return rows[0];
+}
+
+export async function accountExists(db: Queryable, accountNo: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM accounts WHERE account_no = $1', [accountNo]);
+  return rows.length > 0;
+}
+
+/** The account's ship-tos, in no particular order: the service orders them by code units. */
+export async function findShipTos(db: Queryable, accountNo: string): Promise<StoredShipTo[]> {
+  const columns = SHIP_TO_COLUMNS.filter(([field]) => field !== 'accountNo');
+  const { rows } = await db.query<StoredShipTo>(`SELECT ${selectList(columns)} FROM ship_tos WHERE account_no = $1`, [accountNo]);
+  return rows;
+}

@@ -3,6 +3,7 @@ import {
   INTEGER_TEXT_MAXIMUM_KEYWORD, optionalBoolean, optionalDate, optionalDecimal, optionalString, requiredDate, requiredEnum,
   requiredString,
 } from '../../platform/http/fields.js';
+import { nullableString, orNull } from '../../platform/http/nullable.js';
 
 export const DOCUMENT_TYPES = ['Invoice', 'CreditMemo', 'Payment', 'Refund', 'FinanceChargeMemo', 'Reminder'] as const;
 export const ORIGIN_TYPES = ['Portal', 'Erp', 'Edi', 'Manual'] as const;
@@ -57,3 +58,64 @@ export type LedgerEntryItem = Static<typeof LedgerEntryItemSchema>;
 export function entryNoKey(entryNo: LedgerEntryItem['entryNo']): string {
   return typeof entryNo === 'number' ? String(entryNo) : entryNo;
 }
+
+/* ---- The public read: GET /api/public/v1/account/ledger ---- */
+
+export const DEFAULT_LEDGER_PAGE_SIZE = 50;
+export const MAX_LEDGER_PAGE_SIZE = 100;
+/** Beyond this an offset scan costs more than any reader pages; the same bound as search's. */
+export const MAX_LEDGER_PAGE = 10_000;
+
+/** Money as the public API carries it: exact text with exactly 4 places, as the lookup's unitPrice. */
+export const AMOUNT_PATTERN = '^-?[0-9]+\\.[0-9]{4}$';
+
+export const amountSchema = (description: string) => Type.String({ pattern: AMOUNT_PATTERN, description });
+export const nullableAmountSchema = (description: string) =>
+  orNull(Type.String({ pattern: AMOUNT_PATTERN }), `${description}; exactly 4 places, null when never sent`);
+const nullableDate = (description: string) => orNull(Type.String({ format: 'date' }), description);
+
+/** A ledger entry as stored (every field of "Ledger entry"), with whether it is overdue on the day. */
+export const LedgerEntryViewSchema = Type.Object({
+  entryNo: Type.String({
+    pattern: '^[1-9][0-9]{0,18}$',
+    description: `Decimal digits, always a string: entry numbers go up to ${MAX_ENTRY_NO}, past what a JSON number carries exactly`,
+  }),
+  accountNo: Type.String(),
+  documentNo: Type.String(),
+  externalDocumentNo: nullableString('Null when never sent'),
+  documentType: Type.Unsafe<(typeof DOCUMENT_TYPES)[number]>({ type: 'string', enum: [...DOCUMENT_TYPES] }),
+  originType: Type.Unsafe<(typeof ORIGIN_TYPES)[number]>({ type: 'string', enum: [...ORIGIN_TYPES] }),
+  documentDate: Type.String({ format: 'date' }),
+  dueDate: nullableDate('Null when never sent: such an entry is never overdue'),
+  postingDate: Type.String({ format: 'date' }),
+  amount: nullableAmountSchema('Original document value'),
+  remainingAmount: nullableAmountSchema('Still outstanding; negative for a credit'),
+  currencyCode: nullableString('ISO 4217; null when never sent'),
+  relatedOrderNo: nullableString('Null when never sent'),
+  isOpen: orNull(Type.Boolean(), 'As sent; null when never sent, and then the entry counts as open while its remainingAmount is not zero'),
+  creditBalance: nullableAmountSchema('Account balance as at this entry'),
+  overdue: Type.Boolean({ description: 'Open, due before today in SITE_TIME_ZONE, and remainingAmount above zero (a credit is never overdue)' }),
+});
+
+export const LedgerPageSchema = Type.Object({
+  data: Type.Array(LedgerEntryViewSchema, { description: 'Newest first: postingDate descending, then entryNo descending' }),
+  page: Type.Integer(),
+  pageSize: Type.Integer(),
+  total: Type.Integer({ description: 'Entries matching the open filter, on every page' }),
+});
+
+/** The query string as documented in /openapi.json; ledger.service.ts reads it (unknown parameters are ignored). */
+export const LedgerQuerySchema = Type.Object({
+  open: Type.Unsafe<'true' | 'false'>({
+    type: 'string', enum: ['true', 'false'],
+    description: 'true: only open entries; false: only settled ones; absent: all. Anything else is a 400',
+  }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_LEDGER_PAGE, default: 1, description: `1 to ${MAX_LEDGER_PAGE}; anything else is a 400` }),
+  pageSize: Type.Integer({
+    minimum: 1, maximum: MAX_LEDGER_PAGE_SIZE, default: DEFAULT_LEDGER_PAGE_SIZE,
+    description: `1 to ${MAX_LEDGER_PAGE_SIZE}; more is a 400, never a silent cap`,
+  }),
+});
+
+export type LedgerEntryView = Static<typeof LedgerEntryViewSchema>;
+export type LedgerPage = Static<typeof LedgerPageSchema>;

@@ -1,6 +1,14 @@
+import type { Pool } from '../../platform/db/pool.js';
+import { siteDay } from '../../platform/day.js';
+import { Dec } from '../../platform/decimal.js';
 import type { BatchDefinition } from '../../platform/http/envelope.js';
-import { upsertLedgerEntries } from './ledger.repository.js';
-import { entryNoKey, LedgerEntryItemSchema, type LedgerEntryItem } from './ledger.schemas.js';
+import { errors } from '../../platform/http/problem.js';
+import { accountExists } from '../customers/customers.repository.js';
+import { ledgerEntriesPage, ledgerSummary, upsertLedgerEntries, type LedgerEntryRow } from './ledger.repository.js';
+import {
+  DEFAULT_LEDGER_PAGE_SIZE, entryNoKey, LedgerEntryItemSchema, MAX_LEDGER_PAGE, MAX_LEDGER_PAGE_SIZE,
+  type LedgerEntryItem, type LedgerEntryView, type LedgerPage,
+} from './ledger.schemas.js';
 
 /** The entry number's `bigint` range is part of the schema, so it is checked with every other field. */
 export const ledgerEntryBatch: BatchDefinition<LedgerEntryItem> = {
@@ -10,3 +18,116 @@ export const ledgerEntryBatch: BatchDefinition<LedgerEntryItem> = {
   keyOf: (item) => entryNoKey(item.entryNo),
   write: upsertLedgerEntries,
 };
+
+/* ---- The public read ---- */
+
+export interface LedgerReadDeps {
+  pool: Pool;
+  /** SITE_TIME_ZONE: its calendar date is the day an entry's due date is compared with. */
+  siteTimeZone: string;
+  /** The clock; tests pin it to choose the day. */
+  now?: () => Date;
+}
+
+/** "The day" of the overdue rule: today's date in the site's time zone. */
+export function ledgerDay(deps: Pick<LedgerReadDeps, 'siteTimeZone' | 'now'>): string {
+  return siteDay((deps.now ?? (() => new Date()))(), deps.siteTimeZone);
+}
+
+/** Exactly 4 places, as every amount of the public API. Stored values have at most 4, so nothing is rounded. */
+export function amountText(value: string): string {
+  return new Dec(value).toFixed(4, Dec.ROUND_HALF_UP);
+}
+
+const amountOrNull = (value: string | null): string | null => (value === null ? null : amountText(value));
+
+export interface LedgerSummary {
+  /** Σ remainingAmount of the open entries. */
+  amountOwed: string;
+  /** The open entries due before the day with something still owed, and what they still owe. */
+  overdue: { count: number; amount: string };
+}
+
+/** The account's totals on today's date. The caller has already made sure the account exists. */
+export async function accountLedgerSummary(deps: LedgerReadDeps, accountNo: string): Promise<LedgerSummary> {
+  const row = await ledgerSummary(deps.pool, accountNo, ledgerDay(deps));
+  return { amountOwed: amountText(row.amount_owed), overdue: { count: row.overdue_count, amount: amountText(row.overdue_amount) } };
+}
+
+export interface LedgerParams {
+  /** true: open entries only; false: settled only; null: all. */
+  open: boolean | null;
+  page: number;
+  pageSize: number;
+}
+
+interface ParamProblem { path: string; message: string }
+type Query = Record<string, unknown>;
+
+function once(query: Query, name: string, problems: ParamProblem[]): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') {
+    problems.push({ path: `/${name}`, message: 'must be given once' });
+    return undefined;
+  }
+  return value;
+}
+
+function wholeNumber(query: Query, name: string, fallback: number, max: number, problems: ParamProblem[]): number {
+  const text = once(query, name, problems);
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) {
+    problems.push({ path: `/${name}`, message: `must be a whole number from 1 to ${max}; got "${text.slice(0, 40)}"` });
+    return fallback;
+  }
+  return Number(text);
+}
+
+function openFilter(query: Query, problems: ParamProblem[]): boolean | null {
+  const text = once(query, 'open', problems);
+  if (text === undefined || text === '') return null;
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  problems.push({ path: '/open', message: `must be true or false; got "${text.slice(0, 40)}"` });
+  return null;
+}
+
+/**
+ * `GET /account/ledger`'s parameters, read as search reads its own: unknown parameters ignored, an
+ * empty value is the default, and a bad `open`, `page` or `pageSize` is a 400 naming each, never
+ * silently corrected.
+ */
+export function parseLedgerParams(query: Query): LedgerParams {
+  const problems: ParamProblem[] = [];
+  const open = openFilter(query, problems);
+  const page = wholeNumber(query, 'page', 1, MAX_LEDGER_PAGE, problems);
+  const pageSize = wholeNumber(query, 'pageSize', DEFAULT_LEDGER_PAGE_SIZE, MAX_LEDGER_PAGE_SIZE, problems);
+  if (problems.length > 0) {
+    throw errors.badRequest(
+      `Invalid query parameter${problems.length === 1 ? '' : 's'}: ${problems.map((p) => p.path.slice(1)).join(', ')}.`, problems,
+    );
+  }
+  return { open, page, pageSize };
+}
+
+function entryView(row: LedgerEntryRow): LedgerEntryView {
+  return {
+    ...row,
+    documentType: row.documentType as LedgerEntryView['documentType'],
+    originType: row.originType as LedgerEntryView['originType'],
+    amount: amountOrNull(row.amount),
+    remainingAmount: amountOrNull(row.remainingAmount),
+    creditBalance: amountOrNull(row.creditBalance),
+  };
+}
+
+/** A page of the account's ledger, newest first, each entry flagged overdue or not on today's date. */
+export async function accountLedgerPage(deps: LedgerReadDeps, accountNo: string, params: LedgerParams): Promise<LedgerPage> {
+  // Entries may arrive before their account (decisions §2): only a pushed account has a ledger to show.
+  if (!(await accountExists(deps.pool, accountNo))) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+  const { total, entries } = await ledgerEntriesPage(deps.pool, {
+    accountNo, day: ledgerDay(deps), open: params.open, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
+  });
+  return { data: entries.map(entryView), page: params.page, pageSize: params.pageSize, total };
+}
