@@ -3,6 +3,7 @@ import { siteDay } from '../../platform/day.js';
 import { Dec } from '../../platform/decimal.js';
 import type { BatchDefinition } from '../../platform/http/envelope.js';
 import { errors } from '../../platform/http/problem.js';
+import { QueryParams, readPaging } from '../../platform/http/paging.js';
 import { accountExists } from '../customers/customers.repository.js';
 import { ledgerEntriesPage, ledgerSummary, upsertLedgerEntries, type LedgerEntryRow } from './ledger.repository.js';
 import {
@@ -61,54 +62,17 @@ export interface LedgerParams {
   pageSize: number;
 }
 
-interface ParamProblem { path: string; message: string }
-type Query = Record<string, unknown>;
-
-function once(query: Query, name: string, problems: ParamProblem[]): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') {
-    problems.push({ path: `/${name}`, message: 'must be given once' });
-    return undefined;
-  }
-  return value;
-}
-
-function wholeNumber(query: Query, name: string, fallback: number, max: number, problems: ParamProblem[]): number {
-  const text = once(query, name, problems);
-  if (text === undefined || text === '') return fallback;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) {
-    problems.push({ path: `/${name}`, message: `must be a whole number from 1 to ${max}; got "${text.slice(0, 40)}"` });
-    return fallback;
-  }
-  return Number(text);
-}
-
-function openFilter(query: Query, problems: ParamProblem[]): boolean | null {
-  const text = once(query, 'open', problems);
-  if (text === undefined || text === '') return null;
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  problems.push({ path: '/open', message: `must be true or false; got "${text.slice(0, 40)}"` });
-  return null;
-}
-
 /**
  * `GET /account/ledger`'s parameters, read as search reads its own: unknown parameters ignored, an
  * empty value is the default, and a bad `open`, `page` or `pageSize` is a 400 naming each, never
  * silently corrected.
  */
-export function parseLedgerParams(query: Query): LedgerParams {
-  const problems: ParamProblem[] = [];
-  const open = openFilter(query, problems);
-  const page = wholeNumber(query, 'page', 1, MAX_LEDGER_PAGE, problems);
-  const pageSize = wholeNumber(query, 'pageSize', DEFAULT_LEDGER_PAGE_SIZE, MAX_LEDGER_PAGE_SIZE, problems);
-  if (problems.length > 0) {
-    throw errors.badRequest(
-      `Invalid query parameter${problems.length === 1 ? '' : 's'}: ${problems.map((p) => p.path.slice(1)).join(', ')}.`, problems,
-    );
-  }
-  return { open, page, pageSize };
+export function parseLedgerParams(query: Record<string, unknown>): LedgerParams {
+  const params = new QueryParams(query);
+  const open = params.boolean('open');
+  const paging = readPaging(params, { defaultSize: DEFAULT_LEDGER_PAGE_SIZE, maxSize: MAX_LEDGER_PAGE_SIZE, maxPage: MAX_LEDGER_PAGE });
+  params.check();
+  return { open, ...paging };
 }
 
 function entryView(row: LedgerEntryRow): LedgerEntryView {

@@ -117,11 +117,6 @@ export async function listOrders(q: Queryable, accountNo: string, page: number, 
   return { orders: list.rows, total: (count.rows[0] as { total: number }).total };
 }
 
-export async function accountExists(q: Queryable, accountNo: string): Promise<boolean> {
-  const { rowCount } = await q.query('SELECT 1 FROM accounts WHERE account_no = $1', [accountNo]);
-  return (rowCount ?? 0) > 0;
-}
-
 export interface StoredRequest { body_hash: Buffer; response: string }
 
 /**

@@ -3,10 +3,11 @@ import { Dec } from '../../platform/decimal.js';
 import { withTransaction } from '../../platform/db/pool.js';
 import { compileItemValidator } from '../../platform/http/item-validator.js';
 import { errors } from '../../platform/http/problem.js';
+import { accountExists } from '../customers/customers.repository.js';
 import { enqueueErpHandoff } from './erp-handoff.job.js';
 import { lineStatus, orderStatus } from './orders.engine.js';
 import {
-  accountExists, claimIdempotencyKey, findOrder, insertOrder, listOrders, nextOrderNumber, storeIdempotentAnswer,
+  claimIdempotencyKey, findOrder, insertOrder, listOrders, nextOrderNumber, storeIdempotentAnswer,
   type NewOrderLine, type StoredOrder,
 } from './orders.repository.js';
 import { OrderBodySchema, type Order, type OrderBody } from './orders.schemas.js';

@@ -1,27 +1,74 @@
 import { errors } from './problem.js';
 
-/** `page` and `pageSize` of a list's query string, or a 400 naming each bad one (never a silent cap). */
+/**
+ * Query-string parameters read the way every list reads them: unknown parameters ignored, an
+ * empty value is the default, a parameter given twice or out of range is a 400 naming each bad
+ * one (never silently corrected or capped).
+ */
+export class QueryParams {
+  readonly #query: Record<string, unknown>;
+  readonly #problems: Array<{ path: string; message: string }> = [];
+
+  constructor(query: Record<string, unknown>) {
+    this.#query = query;
+  }
+
+  /** The parameter's one value, or undefined when absent. */
+  text(name: string): string | undefined {
+    const value = this.#query[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') {
+      this.#problems.push({ path: `/${name}`, message: 'must be given once' });
+      return undefined;
+    }
+    return value;
+  }
+
+  /** A whole number from 1 to `max`. */
+  integer(name: string, fallback: number, max: number): number {
+    const text = this.text(name);
+    if (text === undefined || text === '') return fallback;
+    if (!/^\d{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) {
+      this.problem(name, `must be a whole number from 1 to ${max}; got "${text.slice(0, 40)}"`);
+      return fallback;
+    }
+    return Number(text);
+  }
+
+  /** `true` or `false`; null when absent or empty. */
+  boolean(name: string): boolean | null {
+    const text = this.text(name);
+    if (text === undefined || text === '') return null;
+    if (text === 'true') return true;
+    if (text === 'false') return false;
+    this.problem(name, `must be true or false; got "${text.slice(0, 40)}"`);
+    return null;
+  }
+
+  problem(name: string, message: string): void {
+    this.#problems.push({ path: `/${name}`, message });
+  }
+
+  /** Throws the 400 naming every bad parameter read so far, if any. */
+  check(): void {
+    const problems = this.#problems;
+    if (problems.length > 0) {
+      throw errors.badRequest(`Invalid query parameter${problems.length === 1 ? '' : 's'}: ${problems.map((p) => p.path.slice(1)).join(', ')}.`, problems);
+    }
+  }
+}
+
 export interface Paging { page: number; pageSize: number }
 
+/** `page` and `pageSize` of a list's query string. */
+export function readPaging(params: QueryParams, limits: { defaultSize: number; maxSize: number; maxPage: number }): Paging {
+  return { page: params.integer('page', 1, limits.maxPage), pageSize: params.integer('pageSize', limits.defaultSize, limits.maxSize) };
+}
+
+/** A list's `page` and `pageSize`, or the 400. */
 export function parsePaging(query: Record<string, unknown>, limits: { defaultSize: number; maxSize: number; maxPage: number }): Paging {
-  const problems: Array<{ path: string; message: string }> = [];
-  const integer = (name: string, fallback: number, max: number): number => {
-    const value = query[name];
-    if (value === undefined || value === '') return fallback;
-    if (typeof value !== 'string') {
-      problems.push({ path: `/${name}`, message: 'must be given once' });
-      return fallback;
-    }
-    if (!/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > max) {
-      problems.push({ path: `/${name}`, message: `must be a whole number from 1 to ${max}; got "${value.slice(0, 40)}"` });
-      return fallback;
-    }
-    return Number(value);
-  };
-  const page = integer('page', 1, limits.maxPage);
-  const pageSize = integer('pageSize', limits.defaultSize, limits.maxSize);
-  if (problems.length > 0) {
-    throw errors.badRequest(`Invalid query parameter${problems.length === 1 ? '' : 's'}: ${problems.map((p) => p.path.slice(1)).join(', ')}.`, problems);
-  }
-  return { page, pageSize };
+  const params = new QueryParams(query);
+  const paging = readPaging(params, limits);
+  params.check();
+  return paging;
 }
