@@ -136,17 +136,17 @@ function taxAreaOf(account: TaxAccount, shipTo: TaxShipTo): string | null {
   return present(shipTo.taxAreaCode) ?? present(account.taxAreaCode);
 }
 
-/** Which basket-wide rule applies, before any product is looked at. */
+/** Which basket-wide rule applies, before any product is looked at; `settled` needs no product at all. */
 type Scheme =
-  | { kind: 'exempt'; outcome: Outcome }
+  | { kind: 'settled'; outcome: Outcome }
   | { kind: 'gst'; business: string }
   | { kind: 'chain'; area: string | null };
 
 function schemeOf(account: TaxAccount, shipTo: TaxShipTo): Scheme {
   const notLiable = notLiableReason(account, shipTo);
-  if (notLiable !== null) return { kind: 'exempt', outcome: noRate('NotLiable', notLiable) };
+  if (notLiable !== null) return { kind: 'settled', outcome: noRate('NotLiable', notLiable) };
   // After liability: a destination that is not liable says so, whatever else it is.
-  if (shipTo.isFirstNations === true) return { kind: 'exempt', outcome: noRate('FirstNations', FIRST_NATIONS_REASON) };
+  if (shipTo.isFirstNations === true) return { kind: 'settled', outcome: noRate('FirstNations', FIRST_NATIONS_REASON) };
   const business = present(account.gstBusinessPostingGroup);
   if (business !== null) return { kind: 'gst', business };
   return { kind: 'chain', area: taxAreaOf(account, shipTo) };
@@ -247,7 +247,7 @@ export function taxResolver(context: TaxContext): (product: TaxProduct, netAmoun
   const { account, shipTo, day, data } = context;
   if (!DAY.test(day)) throw new Error(`tax day must be a date as YYYY-MM-DD, got ${quote(day)}`);
   const scheme = schemeOf(account, shipTo);
-  const decide = scheme.kind === 'exempt' ? always(scheme.outcome)
+  const decide = scheme.kind === 'settled' ? always(scheme.outcome)
     : scheme.kind === 'gst' ? gstDecide(scheme.business, data.gst)
       : chainDecide(scheme.area, day, data);
   return (product, netAmount) => lineTax(decide(product), netAmount);
