@@ -9,7 +9,7 @@ import { loadFreightData } from '../freight/freight.repository.js';
 import { decodeStock, type Stock } from '../inventory/stock.js';
 import { netUnitPrice, type PricingAccount } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
-import { taxLine, type LineTax, type TaxContext } from '../tax/tax.engine.js';
+import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
 import { loadTaxData } from '../tax/tax.repository.js';
 import { findBasket, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
 import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine, type Totals } from './orders.schemas.js';
@@ -151,21 +151,16 @@ export async function priceBasket(
   }
 
   const shipCountry = isBlank(shipTo.ship_to_country_region_code) ? null : (shipTo.ship_to_country_region_code as string).trim();
-  const areaCodes = [shipTo.tax_area_code, account.tax_area_code].filter((c): c is string => !isBlank(c));
-  const gstGroup = isBlank(account.gst_business_posting_group) ? null : account.gst_business_posting_group;
+  const taxAccount: TaxAccount = { taxLiable: account.tax_liable, taxAreaCode: account.tax_area_code, gstBusinessPostingGroup: account.gst_business_posting_group };
+  const taxShipTo: TaxShipTo = { taxLiable: shipTo.tax_liable, taxAreaCode: shipTo.tax_area_code, isFirstNations: shipTo.is_first_nations };
   const [ruleSet, freightData, taxData] = await Promise.all([
     deps.rules.atLeast(account.rules_version),
     shipCountry === null ? Promise.resolve<FreightData>({ routes: [], rates: [], packageTypes: [] }) : loadFreightData(q, shipCountry),
-    loadTaxData(q, { taxAreaCodes: areaCodes, gstBusinessPostingGroup: gstGroup }),
+    loadTaxData(q, taxDataKeys(taxAccount, taxShipTo)),
   ]);
 
   const day = siteDay(at, deps.timeZone);
-  const taxContext: TaxContext = {
-    account: { taxLiable: account.tax_liable, taxAreaCode: account.tax_area_code, gstBusinessPostingGroup: account.gst_business_posting_group },
-    shipTo: { taxLiable: shipTo.tax_liable, taxAreaCode: shipTo.tax_area_code, isFirstNations: shipTo.is_first_nations },
-    day,
-    data: taxData,
-  };
+  const taxOf = taxResolver({ account: taxAccount, shipTo: taxShipTo, day, data: taxData });
   const pricing = pricingAccount(account);
   const rulesFor = ruleSet.index.forAccount(pricing);
   const stock = new StockLedger();
@@ -185,7 +180,7 @@ export async function priceBasket(
     if (lineAmount === null) blockers.push({ path: `/lines/${i}`, message: `Line ${i + 1} (SKU ${line.sku}) has no price for account ${account.account_no}.` });
     const lineTax = lineAmount === null
       ? UNPRICED_TAX
-      : taxLine(taxContext, { sku: product.sku, taxGroupCode: product.tax_group_code, gstProductPostingGroup: product.gst_product_posting_group }, lineAmount);
+      : taxOf({ sku: product.sku, taxGroupCode: product.tax_group_code, gstProductPostingGroup: product.gst_product_posting_group }, lineAmount);
     if (lineAmount !== null) net = net.plus(lineAmount);
     tax = tax.plus(lineTax.amount);
     taxes.push(lineTax);
