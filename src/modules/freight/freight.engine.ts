@@ -278,12 +278,13 @@ function noRateReason(rates: readonly FreightRate[], s: Service, weight: Dec, va
   }
   const weightHeld = rates.some((rate) => holdsWeight(rate, weight));
   const valueHeld = rates.some((rate) => holdsValue(rate, value));
-  const bands = 'bands include their lower bound and exclude their upper bound';
+  // A gap between bands and a weight above the last band read the same to an integrator: no band holds it.
+  const bands = 'a band includes its lower bound and excludes its upper bound';
   if (!weightHeld && !valueHeld) {
-    return `The consignment ${w} falls in a gap between the weight bands and its ${v} in a gap between the value bands of the freight rates ${of} (${bands}), so it cannot be shipped.`;
+    return `The consignment ${w} is in no weight band and its ${v} in no value band of the freight rates ${of} (${bands}), so it cannot be shipped.`;
   }
-  if (!weightHeld) return `The consignment ${w} falls in a gap between the weight bands of the freight rates ${of} (${bands}), so the consignment (${v}) cannot be shipped.`;
-  if (!valueHeld) return `The consignment ${v} falls in a gap between the value bands of the freight rates ${of} (${bands}), so the consignment (${w}) cannot be shipped.`;
+  if (!weightHeld) return `The consignment ${w} is in no weight band of the freight rates ${of} (${bands}), so the consignment (${v}) cannot be shipped.`;
+  if (!valueHeld) return `The consignment ${v} is in no value band of the freight rates ${of} (${bands}), so the consignment (${w}) cannot be shipped.`;
   return `No freight rate ${of} holds both the consignment ${w} and its ${v}: the rates whose weight band holds the weight have value bands that do not hold the value, so the consignment cannot be shipped.`;
 }
 
