@@ -221,7 +221,7 @@ function blankCarrier(route: RoutingRow, method: 'Road' | 'Air', noAgent: boolea
     ...(noService ? [`no ${lower} service code (default${method}ServiceCode)`] : []),
   ].join(' and ');
   return `Postcode routing row ${route.id} (country ${normaliseCountry(route.countryRegionCode)}, postcode ${route.postcode}) `
-    + `routes by ${method} but has ${missing}, so freight cannot be quoted until the row names them.`;
+    + `routes by ${method} but has ${missing}, so freight cannot be quoted until the row names ${noAgent && noService ? 'them' : 'it'}.`;
 }
 
 /** Σ unit weight × quantity; a product with no weight weighs nothing. */
