@@ -1,6 +1,10 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import { defineTable } from '../../platform/db/upsert.js';
-import type { FreightRateItem, PackageTypeItem, PostcodeRouteItem } from './freight.schemas.js';
+import {
+  ASCII_LOWER, ASCII_UPPER, WHITE_SPACE, normaliseCountry, normalisePostcode,
+  type FreightData, type FreightRate, type PackageType, type RoutingRow,
+} from './freight.engine.js';
+import { DEFAULT_METHODS, type FreightRateItem, type PackageTypeItem, type PostcodeRouteItem } from './freight.schemas.js';
 
 /** Interface field → column, in table order. The upsert statements below are generated from them. */
 const POSTCODE_ROUTE_COLUMNS = [
@@ -56,4 +60,75 @@ export async function upsertFreightRates(tx: Queryable, items: readonly FreightR
 
 export async function upsertPackageTypes(tx: Queryable, items: readonly PackageTypeItem[]): Promise<void> {
   await packageTypes.upsert(tx, items);
+}
+
+/** The fold the engine applies (`normaliseCountry`, `normalisePostcode`), written in SQL with the same characters. */
+const FOLDED_COUNTRY = 'btrim(translate(country_region_code, $2, $3), $4)';
+const FOLDED_POSTCODE = 'translate(postcode, $2 || $4, $3)';
+
+/**
+ * A `timestamptz` keeps microseconds and a JS `Date` only milliseconds: a start is rounded up and
+ * an end down to the millisecond, which keeps both bounds inclusive and exact for any `Date`
+ * instant (as `loadAllRules` does for price rules). Decimals travel as text inside the JSON, so
+ * they keep their 4 places and never pass through a binary float.
+ */
+const FREIGHT_DATA_SQL = `
+SELECT
+  (SELECT coalesce(json_agg(json_build_object(
+            'id', id, 'countryRegionCode', country_region_code, 'postcode', postcode,
+            'defaultRoadAgentCode', default_road_agent_code, 'defaultRoadServiceCode', default_road_service_code,
+            'defaultAirAgentCode', default_air_agent_code, 'defaultAirServiceCode', default_air_service_code,
+            'defaultMethod', default_method) ORDER BY id COLLATE "C"), '[]'::json)
+     FROM postcode_routes
+    WHERE ${FOLDED_COUNTRY} = $1 AND ($5::text IS NULL OR ${FOLDED_POSTCODE} = $5)) AS routes,
+  (SELECT coalesce(json_agg(json_build_object(
+            'id', id, 'countryRegionCode', country_region_code, 'shippingAgentCode', shipping_agent_code,
+            'shippingAgentServiceCode', shipping_agent_service_code,
+            'minWeight', min_weight::text, 'maxWeight', max_weight::text,
+            'minInvoiceValue', min_invoice_value::text, 'maxInvoiceValue', max_invoice_value::text,
+            'price', price::text,
+            'startMs', ceil(extract(epoch FROM start_date) * 1000)::bigint,
+            'endMs', floor(extract(epoch FROM end_date) * 1000)::bigint) ORDER BY id COLLATE "C"), '[]'::json)
+     FROM freight_rates
+    WHERE ${FOLDED_COUNTRY} = $1) AS rates,
+  (SELECT coalesce(json_agg(json_build_object(
+            'id', id, 'countryRegionCode', country_region_code, 'description', description,
+            'length', length::text, 'width', width::text, 'height', height::text,
+            'weight', weight::text, 'freightCost', freight_cost::text) ORDER BY id COLLATE "C"), '[]'::json)
+     FROM package_types
+    WHERE ${FOLDED_COUNTRY} = $1) AS package_types`;
+
+type RateJson = Omit<FreightRate, 'startDate' | 'endDate'> & { startMs: number | null; endMs: number | null };
+type RoutingJson = Omit<RoutingRow, 'defaultMethod'> & { defaultMethod: string };
+
+const isDefaultMethod = (value: string): value is RoutingRow['defaultMethod'] => (DEFAULT_METHODS as readonly string[]).includes(value);
+
+/**
+ * The routing rows, freight rates and package types of one country (code matched as the engine
+ * matches it: trimmed, ASCII case folded), in one statement and so one round trip and one snapshot.
+ * With `postcode`, only the routing rows of that postcode: a country may have thousands, and a
+ * quote needs one destination's.
+ */
+export async function loadFreightData(q: Queryable, countryRegionCode: string, postcode?: string | null): Promise<FreightData> {
+  const country = normaliseCountry(countryRegionCode);
+  if (country === '') return { routes: [], rates: [], packageTypes: [] };
+  const { rows } = await q.query<{ routes: RoutingJson[]; rates: RateJson[]; package_types: PackageType[] }>(
+    FREIGHT_DATA_SQL,
+    [country, ASCII_LOWER, ASCII_UPPER, WHITE_SPACE, postcode === undefined || postcode === null ? null : normalisePostcode(postcode)],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('the freight data query returned no row');
+  return {
+    routes: row.routes.map((route) => {
+      // Ingestion only stores Road and Air; quoting with anything else could route to the wrong carrier.
+      if (!isDefaultMethod(route.defaultMethod)) throw new Error(`postcode routing row ${route.id} has an unknown default_method "${route.defaultMethod}"`);
+      return { ...route, defaultMethod: route.defaultMethod };
+    }),
+    rates: row.rates.map(({ startMs, endMs, ...rate }) => ({
+      ...rate,
+      startDate: startMs === null ? null : new Date(startMs),
+      endDate: endMs === null ? null : new Date(endMs),
+    })),
+    packageTypes: row.package_types,
+  };
 }
