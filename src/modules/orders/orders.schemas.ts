@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { MAX_INT4, optionalDateTime, optionalString, requiredInteger, requiredString } from '../../platform/http/fields.js';
+import { MAX_INT4, optionalDateTime, optionalString, requiredEnum, requiredInteger, requiredString } from '../../platform/http/fields.js';
 import { nullableString, orNull } from '../../platform/http/nullable.js';
 import { LINE_STATUSES } from './orders.engine.js';
 
@@ -58,7 +58,7 @@ export const PricingSchema = Type.Object({
 export const TaxSchema = Type.Object({
   amount: Amount(),
   ratePercent: nullableAmount('The rate applied (Σ of the jurisdictions), null when untaxed'),
-  basis: Type.Union(['Gst', 'Jurisdictions', 'NotLiable', 'FirstNations', 'Untaxed'].map((b) => Type.Literal(b))),
+  basis: requiredEnum(['Gst', 'Jurisdictions', 'NotLiable', 'FirstNations', 'Untaxed'] as const),
   reason: nullableString('Why the line is not taxed (not liable, exempt, or the missing link of the chain)'),
   taxAreaCode: nullableString('The tax area used (chain)'),
   components: Type.Array(Type.Object({
@@ -119,7 +119,7 @@ export type Quote = Static<typeof QuoteSchema>;
 export type QuoteLine = Static<typeof QuoteLineSchema>;
 export type Totals = Static<typeof TotalsSchema>;
 
-const StatusSchema = Type.Union(LINE_STATUSES.map((s) => Type.Literal(s)));
+const StatusSchema = requiredEnum(LINE_STATUSES);
 
 export const OrderLineSchema = Type.Object({
   orderLineId: Type.String({ format: 'uuid' }),

@@ -155,7 +155,7 @@ export async function priceBasket(
   const taxShipTo: TaxShipTo = { taxLiable: shipTo.tax_liable, taxAreaCode: shipTo.tax_area_code, isFirstNations: shipTo.is_first_nations };
   const [ruleSet, freightData, taxData] = await Promise.all([
     deps.rules.atLeast(account.rules_version),
-    shipCountry === null ? Promise.resolve<FreightData>({ routes: [], rates: [], packageTypes: [] }) : loadFreightData(q, shipCountry),
+    shipCountry === null ? Promise.resolve<FreightData>({ routes: [], rates: [], packageTypes: [] }) : loadFreightData(q, shipCountry, shipTo.ship_to_post_code),
     loadTaxData(q, taxDataKeys(taxAccount, taxShipTo)),
   ]);
 
