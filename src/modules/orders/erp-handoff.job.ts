@@ -52,7 +52,7 @@ export function erpHandoffHandler(deps: ErpHandoffDeps): JobHandler {
       return;
     }
     const order = await loadErpOrder(deps.pool, orderNumber);
-    if (!order) return; // counted above, so it exists; deleted since then, which nothing does
+    if (!order) return; // it was there to be counted; only a deletion since then gets here
     const outcome = await deps.client.submitOrder(order);
     const log = { orderNumber, attempts, erp: deps.client.name };
 
