@@ -29,6 +29,9 @@ const EnvSchema = Type.Object({
   HEAP_GROWING_PERCENT: Type.Integer({ minimum: 0, maximum: 300, default: 100 }),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   ERP_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ERP_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  ERP_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000 }),
+  ERP_RETRY_MAX_MS: Type.Integer({ minimum: 100, maximum: 86_400_000, default: 3_600_000 }),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Portway <no-reply@portway.invalid>' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   WORKER_IN_PROCESS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
@@ -75,7 +78,19 @@ export interface Config {
   /** V8's old space may grow to (1 + this/100) × what survived its last full collection; 0: V8's own choice (up to 4×). */
   readonly heapGrowingPercent: number;
   readonly smtpUrl: string | undefined;
+  /** The same as `erp.url`. */
   readonly erpUrl: string | undefined;
+  /**
+   * The ERP hand-off (src/modules/orders/erp-handoff.job.ts): with no url, the in-process stand-in
+   * accepts every order. A call that timed out, found no ERP or got a 5xx is tried again after
+   * min(retryMaxMs, retryBaseMs × 2^(attempts − 1)); a refusal is final.
+   */
+  readonly erp: {
+    readonly url: string | undefined;
+    readonly timeoutMs: number;
+    readonly retryBaseMs: number;
+    readonly retryMaxMs: number;
+  };
   /** Sender of portal invitations. */
   readonly mailFrom: string;
   /** Base URL people open (invitation links); defaults to http://localhost:PORT. */
@@ -134,6 +149,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('SITE_TIME_ZONE', `must be an IANA time zone name (e.g. UTC, Australia/Sydney); got "${e.SITE_TIME_ZONE}"`);
   }
 
+  if (e.ERP_RETRY_MAX_MS < e.ERP_RETRY_BASE_MS) {
+    throw new ConfigError('ERP_RETRY_MAX_MS', `must not be below ERP_RETRY_BASE_MS (${e.ERP_RETRY_BASE_MS})`);
+  }
+
   const keySources = ['INTEGRATION_JWT_SECRET', 'INTEGRATION_JWT_PUBLIC_KEY', 'INTEGRATION_JWKS_URL'] as const;
   const given = keySources.filter((name) => e[name] !== undefined);
   if (given.length > 1) {
@@ -175,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,
     smtpUrl: e.SMTP_URL,
     erpUrl: e.ERP_URL,
+    erp: Object.freeze({ url: e.ERP_URL, timeoutMs: e.ERP_TIMEOUT_MS, retryBaseMs: e.ERP_RETRY_BASE_MS, retryMaxMs: e.ERP_RETRY_MAX_MS }),
     mailFrom: e.MAIL_FROM,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     worker: Object.freeze({ inProcess: e.WORKER_IN_PROCESS === 'true', concurrency: e.WORKER_CONCURRENCY }),

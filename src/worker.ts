@@ -8,35 +8,55 @@ import { boundHeapGrowth } from './platform/heap.js';
 import { createLogger } from './platform/logger.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/provision-user.job.js';
+import { erpClientOf, type ErpClient } from './modules/orders/erp.client.js';
+import { erpHandoff, erpHandoffHandler } from './modules/orders/erp-handoff.job.js';
 
 /** Every job type the service enqueues; the worker refuses to start if one lacks a handler. */
-export const JOB_TYPES: readonly JobType[] = [provisionUser];
+export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff];
 
 export interface JobDeps {
   database: Database;
   mailer: Mailer;
   config: Config;
+  /** The ERP orders are handed to. */
+  erpClient: ErpClient;
   faults?: ProvisionUserDeps['faults'];
 }
 
 export function jobHandlers(deps: JobDeps): JobHandler[] {
+  const { erp } = deps.config;
   return [
     provisionUserHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl, faults: deps.faults }),
+    erpHandoffHandler({
+      pool: deps.database.pool,
+      client: deps.erpClient,
+      retryBaseMs: erp.retryBaseMs,
+      retryMaxMs: erp.retryMaxMs,
+    }),
   ];
 }
 
-/** The job worker with its mail transport, as run inside `serve` or by `portway worker`. */
-export async function startJobWorker(config: Config, database: Database, logger: Logger, options: { pollIntervalMs?: number; faults?: JobDeps['faults'] } = {}): Promise<Worker> {
+export interface JobWorkerOptions {
+  pollIntervalMs?: number;
+  faults?: JobDeps['faults'];
+  /** Default: the one config names (erpClientOf). */
+  erpClient?: ErpClient;
+}
+
+/** The job worker with its mail transport and ERP client, as run inside `serve` or by `portway worker`. */
+export async function startJobWorker(config: Config, database: Database, logger: Logger, options: JobWorkerOptions = {}): Promise<Worker> {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom, logger });
+  const erpClient = options.erpClient ?? erpClientOf(config);
+  const handlers = jobHandlers({ database, mailer, config, faults: options.faults, erpClient });
   const worker = await startWorker({
     databaseUrl: database.url,
     types: JOB_TYPES,
-    handlers: jobHandlers({ database, mailer, config, faults: options.faults }),
+    handlers,
     logger,
     concurrency: config.worker.concurrency,
     pollIntervalMs: options.pollIntervalMs,
   });
-  logger.info({ mail: mailer.destination }, 'mail transport ready');
+  logger.info({ mail: mailer.destination, erp: erpClient.name }, 'mail transport and ERP client ready');
   return {
     async stop() {
       await worker.stop();

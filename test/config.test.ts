@@ -102,6 +102,7 @@ describe('loadConfig: given values', () => {
     assert.equal(config.searchRefreshIntervalMs, 500);
     assert.equal(config.smtpUrl, 'smtps://mail:465');
     assert.equal(config.erpUrl, 'https://erp.example.com');
+    assert.equal(config.erp.url, 'https://erp.example.com');
     assert.equal(config.logLevel, 'debug');
   });
 
@@ -140,6 +141,43 @@ describe('loadConfig: mail and job worker', () => {
     assert.equal(config.publicUrl, 'https://b2b.example.com');
     assert.deepEqual(config.worker, { inProcess: false, concurrency: 5 });
   });
+});
+
+describe('loadConfig: ERP hand-off', () => {
+  it('defaults: the in-process stand-in, a 10 s timeout, retries after 1 s doubling up to 1 h', () => {
+    assert.deepEqual(loadConfig({}).erp, { url: undefined, timeoutMs: 10_000, retryBaseMs: 1000, retryMaxMs: 3_600_000 });
+  });
+
+  it('reads ERP_URL, ERP_TIMEOUT_MS, ERP_RETRY_BASE_MS and ERP_RETRY_MAX_MS; erpUrl stays the same URL', () => {
+    const config = loadConfig({ ERP_URL: 'https://erp.example.com/api/', ERP_TIMEOUT_MS: '2500', ERP_RETRY_BASE_MS: '50', ERP_RETRY_MAX_MS: '60000' });
+    assert.deepEqual(config.erp, { url: 'https://erp.example.com/api/', timeoutMs: 2500, retryBaseMs: 50, retryMaxMs: 60_000 });
+    assert.equal(config.erpUrl, 'https://erp.example.com/api/');
+    assert.ok(Object.isFrozen(config.erp));
+  });
+
+  it('accepts each bound exactly, and a maximum equal to the base', () => {
+    const low = loadConfig({ ERP_TIMEOUT_MS: '100', ERP_RETRY_BASE_MS: '100', ERP_RETRY_MAX_MS: '100' }).erp;
+    assert.deepEqual([low.timeoutMs, low.retryBaseMs, low.retryMaxMs], [100, 100, 100]);
+    const high = loadConfig({ ERP_TIMEOUT_MS: '600000', ERP_RETRY_BASE_MS: '3600000', ERP_RETRY_MAX_MS: '86400000' }).erp;
+    assert.deepEqual([high.timeoutMs, high.retryBaseMs, high.retryMaxMs], [600_000, 3_600_000, 86_400_000]);
+    assert.equal(loadConfig({ ERP_RETRY_BASE_MS: '10', ERP_RETRY_MAX_MS: '100' }).erp.retryBaseMs, 10);
+  });
+
+  const refused: Array<[string, Record<string, string>, string, RegExp]> = [
+    ['ERP_TIMEOUT_MS below 100', { ERP_TIMEOUT_MS: '99' }, 'ERP_TIMEOUT_MS', /between 100 and 600000/],
+    ['ERP_TIMEOUT_MS above 600000', { ERP_TIMEOUT_MS: '600001' }, 'ERP_TIMEOUT_MS', /between 100 and 600000/],
+    ['ERP_TIMEOUT_MS in seconds', { ERP_TIMEOUT_MS: '10s' }, 'ERP_TIMEOUT_MS', /whole number/],
+    ['ERP_RETRY_BASE_MS below 10', { ERP_RETRY_BASE_MS: '9' }, 'ERP_RETRY_BASE_MS', /between 10 and 3600000/],
+    ['ERP_RETRY_BASE_MS above 3600000', { ERP_RETRY_BASE_MS: '3600001', ERP_RETRY_MAX_MS: '86400000' }, 'ERP_RETRY_BASE_MS', /between 10 and 3600000/],
+    ['ERP_RETRY_BASE_MS with a fraction', { ERP_RETRY_BASE_MS: '50.5' }, 'ERP_RETRY_BASE_MS', /whole number/],
+    ['ERP_RETRY_MAX_MS below 100', { ERP_RETRY_MAX_MS: '99' }, 'ERP_RETRY_MAX_MS', /between 100 and 86400000/],
+    ['ERP_RETRY_MAX_MS above 86400000', { ERP_RETRY_MAX_MS: '86400001' }, 'ERP_RETRY_MAX_MS', /between 100 and 86400000/],
+    ['ERP_RETRY_MAX_MS below ERP_RETRY_BASE_MS', { ERP_RETRY_BASE_MS: '5000', ERP_RETRY_MAX_MS: '4999' }, 'ERP_RETRY_MAX_MS', /not be below ERP_RETRY_BASE_MS \(5000\)/],
+    ['ERP_RETRY_MAX_MS below the default base', { ERP_RETRY_MAX_MS: '500' }, 'ERP_RETRY_MAX_MS', /not be below ERP_RETRY_BASE_MS \(1000\)/],
+  ];
+  for (const [label, env, variable, reason] of refused) {
+    it(`refuses ${label}`, () => assertRefused(env, variable, reason));
+  }
 });
 
 describe('loadConfig: a bad value stops with a ConfigError naming the variable', () => {
@@ -207,7 +245,7 @@ describe('loadConfig: empty values and the result', () => {
   it('treats an empty string as unset', () => {
     const config = loadConfig({
       PORT: '', HOST: '', DATA_DIR: '', SITE_CURRENCY: '', LOG_LEVEL: '', SEARCH_REFRESH_INTERVAL_MS: '',
-      DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', ERP_URL: '',
+      DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', ERP_URL: '', ERP_TIMEOUT_MS: '', ERP_RETRY_BASE_MS: '', ERP_RETRY_MAX_MS: '',
       INTEGRATION_JWT_SECRET: '', INTEGRATION_JWT_PUBLIC_KEY: '', INTEGRATION_JWKS_URL: '', INTEGRATION_JWT_ALGORITHM: '',
       INTEGRATION_JWT_ISSUER: '', INTEGRATION_JWT_AUDIENCE: '',
     });

@@ -36,19 +36,34 @@ export function defineHandler<T extends JobType>(type: T, handle: JobHandler<T>[
   return { type, handle } as unknown as JobHandler;
 }
 
+// A null run_at is graphile-worker's "now".
 const ADD_JOBS = `
-SELECT graphile_worker.add_job($1, job.payload, max_attempts := $2, job_key := job.job_key)
+SELECT graphile_worker.add_job($1, job.payload, max_attempts := $2, job_key := job.job_key, run_at := $4::timestamptz)
 FROM jsonb_to_recordset($3::jsonb) AS job(payload json, job_key text)`;
+
+export interface EnqueueOptions {
+  /** Not before this instant; default: at once. */
+  runAt?: Date;
+}
 
 /**
  * Enqueues jobs in the caller's transaction (the transactional outbox): they exist exactly when
  * the write that caused them commits, and a worker can pick them up only after that.
+ *
+ * Enqueuing under the key of a job that is running right now (a handler scheduling its own next
+ * run) adds a new job: graphile-worker takes the key and any further retries off the running one,
+ * which is deleted by id when it completes, so it cannot take the new one with it.
  */
-export async function enqueue<T extends JobType>(tx: Queryable, type: T, payloads: ReadonlyArray<Omit<JobPayload<T>, 'v'>>): Promise<void> {
+export async function enqueue<T extends JobType>(
+  tx: Queryable,
+  type: T,
+  payloads: ReadonlyArray<Omit<JobPayload<T>, 'v'>>,
+  options: EnqueueOptions = {},
+): Promise<void> {
   if (payloads.length === 0) return;
   const jobs = payloads.map((p) => {
     const payload = { ...p, v: type.version } as JobPayload<T>;
     return { payload, job_key: type.jobKey ? type.jobKey(payload) : null };
   });
-  await tx.query(ADD_JOBS, [type.name, type.maxAttempts, JSON.stringify(jobs)]);
+  await tx.query(ADD_JOBS, [type.name, type.maxAttempts, JSON.stringify(jobs), options.runAt ?? null]);
 }
