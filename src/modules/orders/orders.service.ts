@@ -4,6 +4,7 @@ import { withTransaction } from '../../platform/db/pool.js';
 import { compileItemValidator } from '../../platform/http/item-validator.js';
 import { errors } from '../../platform/http/problem.js';
 import { accountExists } from '../customers/customers.repository.js';
+import type { BasketShipTo } from './basket.repository.js';
 import { enqueueErpHandoff } from './erp-handoff.job.js';
 import { lineStatus, orderStatus } from './orders.engine.js';
 import {
@@ -33,6 +34,15 @@ export interface PlacedOrder {
   body: string;
   orderNumber: string;
   replayed: boolean;
+}
+
+/** The ship-to as it was when the order was placed, under the interface's names (the ERP hand-off reads them). */
+function shipToSnapshot(s: BasketShipTo): Record<string, unknown> {
+  return {
+    shipToCode: s.ship_to_code, shipToName: s.ship_to_name, shipToAddress1: s.ship_to_address1, shipToAddress2: s.ship_to_address2,
+    shipToPostCode: s.ship_to_post_code, shipToCity: s.ship_to_city, shipToState: s.ship_to_state,
+    shipToCountryRegionCode: s.ship_to_country_region_code, taxLiable: s.tax_liable, taxAreaCode: s.tax_area_code, isFirstNations: s.is_first_nations,
+  };
 }
 
 /** The body's meaning, independent of key order, white space and ignored fields. */
@@ -183,7 +193,7 @@ export async function placeOrder(deps: OrderDeps, accountNo: string, body: unkno
         ...l, invoiced_quantity: 0, shipped_quantity: 0, cancelled_quantity: 0, fulfilment_updated_at: null, fulfilment_reference: null,
       })),
     };
-    await insertOrder(tx, { ...stored, ship_to: priced.shipTo as unknown as Record<string, unknown> }, lines);
+    await insertOrder(tx, { ...stored, ship_to: shipToSnapshot(priced.shipTo) }, lines);
     const response = JSON.stringify(orderView(stored));
     if (key !== undefined) await storeIdempotentAnswer(tx, { accountNo, key, bodyHash: hash, orderNumber, response });
     await enqueueErpHandoff(tx, orderNumber);
