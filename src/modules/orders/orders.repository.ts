@@ -124,7 +124,7 @@ export interface StoredRequest { body_hash: Buffer; response: string }
  * lock), then reads the answer kept for it in the last 24 hours, if any.
  */
 export async function claimIdempotencyKey(q: Queryable, accountNo: string, key: string): Promise<StoredRequest | undefined> {
-  await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 13))', [`order-request\u0000${accountNo}\u0000${key}`]);
+  await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 13))', [JSON.stringify(['order-request', accountNo, key])]);
   const { rows } = await q.query<StoredRequest>(
     `SELECT body_hash, response FROM order_requests
       WHERE account_no = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,

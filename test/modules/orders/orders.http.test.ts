@@ -47,8 +47,8 @@ describe('orders over HTTP', () => {
     assert.deepEqual(order.charges.map((c) => [c.lineNumber, c.chargeType, c.amount, c.taxAmount]), [[3, 'Freight', quote.shipping.amount, '0.0000']]);
     assert.deepEqual(order.totals, quote.totals);
     assert.deepEqual(order.erp, { state: 'Queued', documentNo: null, reason: null, attempts: 0 });
-    const jobs = await t.pool.query("SELECT payload FROM graphile_worker.jobs WHERE task_identifier = 'orders.erp-handoff'");
-    assert.deepEqual(jobs.rows.map((r) => r.payload.orderNumber), [order.orderNumber], 'the hand-off is enqueued with the order');
+    const jobs = await t.pool.query("SELECT key FROM graphile_worker.jobs WHERE task_identifier = 'orders.erp-handoff'");
+    assert.deepEqual(jobs.rows.map((r) => r.key), [`orders.erp-handoff:${order.orderNumber}`], 'the hand-off is enqueued with the order');
 
     const read = await c1('GET', `/orders/${order.orderNumber}`);
     assert.equal(read.statusCode, 200);
