@@ -118,8 +118,10 @@ describe('HTTP platform', () => {
       '/api/integration/catalogue/products', '/api/integration/customer', '/api/integration/customer/ledger',
       '/api/integration/fulfilment/airbags', '/api/integration/fulfilment/freight-rates', '/api/integration/fulfilment/postcode-routing',
       '/api/integration/inventory', '/api/integration/pricing/rules', '/api/integration/tax/areas',
-      '/api/integration/tax/gst-posting-rates', '/api/integration/tax/jurisdictions',
+      '/api/integration/tax/gst-posting-rates', '/api/integration/tax/jurisdictions', '/api/integration/trading/order-line-updates',
     ]);
+    // All twelve of the interface's integration endpoints.
+    assert.equal(integration.length, 12);
     const customer = doc.paths['/api/integration/customer'].put.requestBody.content['application/json'].schema.properties.data.items;
     assert.equal(customer.properties.account.properties.accountNo.maxLength, 20);
     assert.deepEqual(customer.properties.admin.type, ['object', 'null']);
