@@ -1,5 +1,6 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import type { ErpChargeLine, ErpOrder, ErpOrderLine } from './erp.client.js';
+import type { OrderLineRow } from './orders.repository.js';
 
 /**
  * The ERP hand-off state of an order (the erp_* columns of `orders`). Every write is guarded by
@@ -42,19 +43,9 @@ interface OrderRow {
   total_amount: string;
 }
 
-interface LineRow {
-  order_line_id: string;
-  line_number: number;
-  line_type: 'Item' | 'Charge';
-  charge_type: string | null;
-  sku: string | null;
-  description: string | null;
-  quantity: number;
-  unit_price: string | null;
-  line_discount_percent: string | null;
-  line_amount: string;
-  tax_amount: string;
-}
+/** An order line as the ERP document is built from it. */
+type LineRow = Pick<OrderLineRow, 'order_line_id' | 'line_number' | 'line_type' | 'charge_type' | 'sku' | 'description' | 'quantity'
+  | 'unit_price' | 'line_discount_percent' | 'line_amount' | 'tax_amount'>;
 
 // orders.ship_to is the ship-to as placed, under the interface's field names (shipToName, …).
 const SELECT_ORDER = `

@@ -4,6 +4,10 @@ import { createApiKey } from '../../../src/modules/api-keys/api-keys.service.js'
 import { accountOverview } from '../../../src/modules/customers/account.service.js';
 import { AppError } from '../../../src/platform/http/problem.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+import { FULL_ACCOUNT as ACTIVE_ACCOUNT, FULL_SHIP_TO } from './customer-fixture.js';
+
+/** An account on hold: the read shows the status as pushed. */
+const FULL_ACCOUNT = { ...ACTIVE_ACCOUNT, status: 'OnHold' };
 
 /** GET /api/public/v1/account through the real app: the account as pushed, its ship-tos, amount owed, overdue. */
 
@@ -11,48 +15,6 @@ import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 const NOW = new Date('2026-11-24T12:00:00Z');
 const TODAY = '2026-11-24';
 const YESTERDAY = '2026-11-23';
-
-const FULL_ACCOUNT = {
-  accountNo: 'C10000',
-  name: 'Bondi Surf Supplies Pty Ltd',
-  status: 'OnHold',
-  paymentTermsCode: 'NET30',
-  billToAddress1: '12 Campbell Parade',
-  billToAddress2: 'Level 2',
-  billToPostCode: '2026',
-  billToCity: 'Bondi Beach',
-  billToState: 'NSW',
-  billToCountryRegionCode: 'AU',
-  billToCountryRegionName: 'Australia',
-  phoneNo: '+61 2 9130 0000',
-  email: 'accounts@bondisurf.example',
-  defaultShipToCode: 'MAIN',
-  primaryContactNo: 'CT0001',
-  creditLimit: '25000.5',
-  creditBalance: -1234.5678,
-  priceMode: 'ContractOnly',
-  priceGroup: 'RETAIL',
-  discGroup: 'SURF',
-  allowedBrands: 'LUMA,ACME',
-  indentBrands: 'ZEN',
-  taxLiable: true,
-  taxAreaCode: 'NSW',
-  gstBusinessPostingGroup: 'DOMESTIC',
-};
-
-const FULL_SHIP_TO = {
-  shipToCode: 'MAIN',
-  shipToName: 'Bondi store',
-  shipToAddress1: '12 Campbell Parade',
-  shipToAddress2: 'Rear dock',
-  shipToPostCode: '2026',
-  shipToCity: 'Bondi Beach',
-  shipToState: 'NSW',
-  shipToCountryRegionCode: 'AU',
-  taxLiable: false,
-  taxAreaCode: 'NSW-REMOTE',
-  isFirstNations: true,
-};
 
 const ACCOUNT_STRINGS = [
   'paymentTermsCode', 'billToAddress1', 'billToAddress2', 'billToPostCode', 'billToCity', 'billToState', 'billToCountryRegionCode',

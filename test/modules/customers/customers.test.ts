@@ -1,48 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
-
-const FULL_ACCOUNT = {
-  accountNo: 'C10000',
-  name: 'Bondi Surf Supplies Pty Ltd',
-  status: 'Active',
-  paymentTermsCode: 'NET30',
-  billToAddress1: '12 Campbell Parade',
-  billToAddress2: 'Level 2',
-  billToPostCode: '2026',
-  billToCity: 'Bondi Beach',
-  billToState: 'NSW',
-  billToCountryRegionCode: 'AU',
-  billToCountryRegionName: 'Australia',
-  phoneNo: '+61 2 9130 0000',
-  email: 'accounts@bondisurf.example',
-  defaultShipToCode: 'MAIN',
-  primaryContactNo: 'CT0001',
-  creditLimit: '25000.5',
-  creditBalance: -1234.5678,
-  priceMode: 'ContractOnly',
-  priceGroup: 'RETAIL',
-  discGroup: 'SURF',
-  allowedBrands: 'LUMA,ACME',
-  indentBrands: 'ZEN',
-  taxLiable: true,
-  taxAreaCode: 'NSW',
-  gstBusinessPostingGroup: 'DOMESTIC',
-};
-
-const FULL_SHIP_TO = {
-  shipToCode: 'MAIN',
-  shipToName: 'Bondi store',
-  shipToAddress1: '12 Campbell Parade',
-  shipToAddress2: 'Rear dock',
-  shipToPostCode: '2026',
-  shipToCity: 'Bondi Beach',
-  shipToState: 'NSW',
-  shipToCountryRegionCode: 'AU',
-  taxLiable: false,
-  taxAreaCode: 'NSW-REMOTE',
-  isFirstNations: true,
-};
+import { FULL_ACCOUNT, FULL_SHIP_TO } from './customer-fixture.js';
 
 const ACCOUNT_STRING_LIMITS: Array<[string, number]> = [
   ['accountNo', 20], ['name', 100], ['billToAddress1', 100], ['billToAddress2', 100], ['billToPostCode', 20],

@@ -1,0 +1,43 @@
+/** A customer item with every account and ship-to field set, shared by the upsert and the read tests. */
+
+export const FULL_ACCOUNT = {
+  accountNo: 'C10000',
+  name: 'Bondi Surf Supplies Pty Ltd',
+  status: 'Active',
+  paymentTermsCode: 'NET30',
+  billToAddress1: '12 Campbell Parade',
+  billToAddress2: 'Level 2',
+  billToPostCode: '2026',
+  billToCity: 'Bondi Beach',
+  billToState: 'NSW',
+  billToCountryRegionCode: 'AU',
+  billToCountryRegionName: 'Australia',
+  phoneNo: '+61 2 9130 0000',
+  email: 'accounts@bondisurf.example',
+  defaultShipToCode: 'MAIN',
+  primaryContactNo: 'CT0001',
+  creditLimit: '25000.5',
+  creditBalance: -1234.5678,
+  priceMode: 'ContractOnly',
+  priceGroup: 'RETAIL',
+  discGroup: 'SURF',
+  allowedBrands: 'LUMA,ACME',
+  indentBrands: 'ZEN',
+  taxLiable: true,
+  taxAreaCode: 'NSW',
+  gstBusinessPostingGroup: 'DOMESTIC',
+};
+
+export const FULL_SHIP_TO = {
+  shipToCode: 'MAIN',
+  shipToName: 'Bondi store',
+  shipToAddress1: '12 Campbell Parade',
+  shipToAddress2: 'Rear dock',
+  shipToPostCode: '2026',
+  shipToCity: 'Bondi Beach',
+  shipToState: 'NSW',
+  shipToCountryRegionCode: 'AU',
+  taxLiable: false,
+  taxAreaCode: 'NSW-REMOTE',
+  isFirstNations: true,
+};
