@@ -154,7 +154,7 @@ function benchShipTos(name: string): ShipToItem[] {
 }
 
 /** Both bench accounts may buy the same brands, price Standard, and are Active; they differ in how they are taxed. */
-function benchAccount(customer: CustomerItem, gstBusinessPostingGroup: string | null): CustomerItem {
+export function benchAccount(customer: CustomerItem, gstBusinessPostingGroup: string | null): CustomerItem {
   return {
     account: {
       ...customer.account,
