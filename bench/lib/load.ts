@@ -24,6 +24,8 @@ interface AutocannonOptions {
   timeout: number;
   /** Called with each connection's client as it is made. */
   setupClient?: (client: AutocannonClient) => void;
+  /** Replaces `[<id>]` in each request with a new id every time it is sent. */
+  idReplacement?: boolean;
 }
 
 /** The part of autocannon's per-connection client used here: its own list of requests, walked from its start. */
@@ -91,6 +93,12 @@ export interface LoadOptions {
    * of them ask for the same request at once: eight users typing the same query at the same moment.
    */
   readonly staggered?: boolean;
+  /**
+   * Every `[<id>]` in a request (a header, such as `idempotency-key: bench-[<id>]`) is replaced by
+   * an id of its own each time the request is sent (autocannon's `idReplacement`): a rotation of a
+   * few bodies then places a new order every time instead of replaying the first answer.
+   */
+  readonly uniqueIds?: boolean;
 }
 
 export interface LoadResult {
@@ -163,6 +171,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       requests: requests(),
       timeout: 30,
       ...(options.staggered === true ? { setupClient: stagger } : {}),
+      ...(options.uniqueIds === true ? { idReplacement: true } : {}),
     }, (error, result) => {
       if (error) {
         reject(error);

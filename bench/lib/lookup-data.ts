@@ -130,7 +130,7 @@ export function buildLookupData(generatedItems: number, priceRuleCount: number, 
  * the service would refuse fails the bench instead of being stored), then in batches of at most
  * MAX_BATCH_ITEMS, each sorted by key, one transaction per batch.
  */
-async function writeAll<TItem>(pool: Pool, definition: BatchDefinition<TItem>, items: readonly TItem[]): Promise<void> {
+export async function writeAll<TItem>(pool: Pool, definition: BatchDefinition<TItem>, items: readonly TItem[]): Promise<void> {
   assertServiceAccepts(definition, items);
   for (const batch of chunk(items, MAX_BATCH_ITEMS)) {
     const sorted = [...batch].sort((a, b) => {

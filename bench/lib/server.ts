@@ -84,6 +84,8 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
 export interface StartServerOptions {
   databaseUrl: string;
   env?: Record<string, string>;
+  /** Variables of the bench's own environment the server must not see (ERP_URL, for a bench that measures the in-process ERP stand-in). */
+  unsetEnv?: readonly string[];
   /**
    * What node runs after its flags; default `bin/portway.js serve`. A scenario that needs routes of
    * its own beside the real ones (the lookup's baseline) gives its entry file, e.g.
@@ -106,7 +108,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? 'info',
     ...options.env,
   };
-  for (const name of JWT_KEY_VARIABLES) delete env[name];
+  for (const name of [...JWT_KEY_VARIABLES, ...(options.unsetEnv ?? [])]) delete env[name];
   const config = loadConfig(env);
   const token = await mintIntegrationToken(config, { ttlSeconds: 6 * 3600, subject: 'portway-bench' });
   const adminToken = await mintIntegrationToken(config, { scope: ADMIN_SCOPE, ttlSeconds: 6 * 3600, subject: 'portway-bench' });

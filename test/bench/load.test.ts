@@ -106,6 +106,29 @@ describe('runLoad over real connections', () => {
     }
   }
 
+  it('with uniqueIds, gives every request sent an id of its own in place of [<id>] (an Idempotency-Key per order)', async () => {
+    const keys: string[] = [];
+    const server = http.createServer((req, res) => {
+      keys.push(String(req.headers['idempotency-key']));
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const requests = [{ method: 'POST' as const, path: '/orders', body: '{"a":1}' }, { method: 'POST' as const, path: '/orders', body: '{"b":2}' }];
+      const result = await runLoad({
+        baseUrl: `http://127.0.0.1:${port}`, requests, headers: { 'idempotency-key': 'bench-[<id>]' }, connections: 3, durationS: 1, uniqueIds: true,
+      });
+      assert.ok(result.requests > 10 && result.failures.non2xx === 0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    assert.ok(keys.length > 10);
+    assert.equal(new Set(keys).size, keys.length, 'no key repeats');
+    for (const key of keys) assert.match(key, /^bench-[\x21-\x7E]{8,}$/, 'visible ASCII, as an Idempotency-Key must be');
+  });
+
   it('walks one rotation on every connection, each from its start unless staggered, then each from its own place', async () => {
     const inStep = await pathsPerConnection(false);
     assert.equal(inStep.length, 4);

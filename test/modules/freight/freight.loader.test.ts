@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { quoteFreight, type FreightData } from '../../../src/modules/freight/freight.engine.js';
-import { loadFreightData } from '../../../src/modules/freight/freight.repository.js';
+import { freightDataQuery, loadFreightData } from '../../../src/modules/freight/freight.repository.js';
 import type { Queryable } from '../../../src/platform/db/pool.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 import type { Result } from './freight-helpers.js';
@@ -72,6 +72,13 @@ const EXPECTED_AU: FreightData = {
   ],
 };
 
+/** A node of EXPLAIN (FORMAT JSON)'s plan: the fields read here, and its children. */
+interface PlanNode { 'Relation Name'?: string; 'Index Name'?: string; 'Index Cond'?: string; Filter?: string; Plans?: PlanNode[] }
+
+function planNodes(node: PlanNode | undefined): PlanNode[] {
+  return node === undefined ? [] : [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}
+
 describe('loadFreightData', () => {
   let t: TestApp;
   before(async () => {
@@ -133,6 +140,35 @@ describe('loadFreightData', () => {
     };
     assert.deepEqual(await loadFreightData(counting, 'AU', '2000'), await loadFreightData(t.pool, 'AU', '2000'));
     assert.equal(statements.length, 1);
+  });
+
+  it("finds a postcode's routing rows through the index of the folded codes, not by reading every row", async () => {
+    const query = freightDataQuery(' au ', '2 000');
+    assert.ok(query !== undefined);
+    assert.deepEqual(query.values, ['AU', '2000']);
+    const client = await t.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // With a handful of rows reading them all is rightly cheaper; forbidding that shows whether
+      // the index can serve the folded comparison at all (its expressions must be the statement's).
+      await client.query('SET LOCAL enable_seqscan = off');
+      // The statement is named: after a few runs a connection may keep a generic plan, so both kinds must use the index.
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        await client.query(`SET LOCAL plan_cache_mode = ${mode}`);
+        const { rows }: { rows: Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }> } = await client.query(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values);
+        const routeScans: PlanNode[] = planNodes(rows[0]?.['QUERY PLAN'][0]?.Plan).filter((node) => node['Relation Name'] === 'postcode_routes');
+        assert.equal(routeScans.length, 1, `${mode}: ${JSON.stringify(routeScans)}`);
+        const [scan] = routeScans as [PlanNode];
+        // Both folded codes are index conditions: a postcode compared in a filter would still read every row of the country.
+        assert.equal(scan['Index Name'], 'postcode_routes_folded_idx', `${mode}: ${JSON.stringify(scan)}`);
+        assert.match(String(scan['Index Cond']), /= (\$1|'AU'::text)\) AND \(translate\(.*= (\$2|'2000'::text)\)/s, `${mode}: ${JSON.stringify(scan)}`);
+        assert.equal(scan.Filter, undefined, `${mode}: ${JSON.stringify(scan)}`);
+      }
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+    assert.equal(freightDataQuery(' \t'), undefined, 'a blank country matches nothing and is not asked for');
   });
 
   it('feeds the engine: the loaded rows quote a consignment', async () => {
