@@ -31,6 +31,7 @@ import { ledgerIntegrationRoutes } from './modules/ledger/ledger.routes.js';
 import { pricingIntegrationRoutes } from './modules/pricing/pricing.routes.js';
 import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
 import { ordersIntegrationRoutes, ordersRoutes } from './modules/orders/orders.routes.js';
+import { TradingReferenceCache } from './modules/orders/reference-cache.js';
 import { indexStatus } from './modules/search/search.repository.js';
 
 export interface AppDeps {
@@ -138,6 +139,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const priceRules = new PriceRuleCache(deps.pool);
   // The lookup's decoded products, one copy per process, each checked against the database on every call.
   const lookupProductCache = new LookupProductCache(deps.config.lookupCacheMaxMb);
+  // Freight and tax reference data of the destinations and tax keys quoted, one copy per process, checked against their version on each quote.
+  const tradingReference = new TradingReferenceCache(deps.pool);
   // Search and suggest answers, one set per process, reused while the index and the account are unchanged.
   const searchAnswers = new SearchAnswerCache(deps.config.searchCacheMaxMb);
   // One limiter per process, shared by every public scope; counters in Redis when REDIS_URL is set.
@@ -149,7 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await searchRoutes(publicApi, { pool: deps.pool, answers: searchAnswers });
     await accountRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, siteTimeZone: deps.config.siteTimeZone, now: deps.now });
     await ordersRoutes(publicApi, {
-      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, now: deps.now,
+      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, reference: tradingReference, now: deps.now,
     });
   }, { prefix: '/api/public/v1' });
 

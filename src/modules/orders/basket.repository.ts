@@ -20,6 +20,8 @@ export interface BasketAccount {
   gst_business_posting_group: string | null;
   /** The version of price_rules, read in the same statement (rule-cache.ts). */
   rules_version: string;
+  /** The version of the freight and tax reference data, read in the same statement (reference-cache.ts). */
+  reference_version: string;
 }
 
 export interface BasketShipTo {
@@ -62,12 +64,13 @@ export interface BasketRows {
 }
 
 const BASKET_SELECT = {
-  name: 'orders-basket-v1',
+  name: 'orders-basket-v2',
   text: `
   SELECT (SELECT row_to_json(a)::text FROM (
             SELECT account_no, name, status, price_mode, price_group, disc_group, allowed_brands, indent_brands,
                    tax_liable, tax_area_code, gst_business_posting_group,
-                   (SELECT version::text FROM price_rules_state) AS rules_version
+                   (SELECT version::text FROM price_rules_state) AS rules_version,
+                   (SELECT version::text FROM reference_data_state) AS reference_version
               FROM accounts WHERE account_no = $1) a) AS account,
          (SELECT row_to_json(s)::text FROM (
             SELECT ship_to_code, ship_to_name, ship_to_address1, ship_to_address2, ship_to_post_code, ship_to_city,

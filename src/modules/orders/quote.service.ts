@@ -5,12 +5,11 @@ import { AppError, errors } from '../../platform/http/problem.js';
 import { compileItemValidator } from '../../platform/http/item-validator.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import { quoteFreight, type FreightData, type Shipping } from '../freight/freight.engine.js';
-import { loadFreightData } from '../freight/freight.repository.js';
 import { decodeStock, type Stock } from '../inventory/stock.js';
 import { netUnitPrice, type PricingAccount } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
-import { loadTaxData } from '../tax/tax.repository.js';
+import type { TradingReferenceCache } from './reference-cache.js';
 import { findBasket, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
 import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine, type Totals } from './orders.schemas.js';
 
@@ -29,6 +28,8 @@ export interface QuoteDeps {
   /** IANA zone whose calendar date picks the tax rates in effect (SITE_TIME_ZONE). */
   timeZone: string;
   rules: PriceRuleCache;
+  /** Freight and tax reference data kept per destination and tax keys, checked against their version on every quote. */
+  reference: TradingReferenceCache;
   now?: () => Date;
 }
 
@@ -153,10 +154,13 @@ export async function priceBasket(
   const shipCountry = isBlank(shipTo.ship_to_country_region_code) ? null : (shipTo.ship_to_country_region_code as string).trim();
   const taxAccount: TaxAccount = { taxLiable: account.tax_liable, taxAreaCode: account.tax_area_code, gstBusinessPostingGroup: account.gst_business_posting_group };
   const taxShipTo: TaxShipTo = { taxLiable: shipTo.tax_liable, taxAreaCode: shipTo.tax_area_code, isFirstNations: shipTo.is_first_nations };
+  // Rules and reference data as of the versions read with the account, or newer (rule-cache.ts, reference-cache.ts).
+  const referenceVersion = BigInt(account.reference_version);
   const [ruleSet, freightData, taxData] = await Promise.all([
     deps.rules.atLeast(account.rules_version),
-    shipCountry === null ? Promise.resolve<FreightData>({ routes: [], rates: [], packageTypes: [] }) : loadFreightData(q, shipCountry, shipTo.ship_to_post_code),
-    loadTaxData(q, taxDataKeys(taxAccount, taxShipTo)),
+    shipCountry === null ? Promise.resolve<FreightData>({ routes: [], rates: [], packageTypes: [] })
+      : deps.reference.freight(referenceVersion, shipCountry, shipTo.ship_to_post_code),
+    deps.reference.tax(referenceVersion, taxDataKeys(taxAccount, taxShipTo)),
   ]);
 
   const day = siteDay(at, deps.timeZone);

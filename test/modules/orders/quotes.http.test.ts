@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
-import { publicCall, pushTradingWorld, tradingKeys } from './orders-fixture.js';
+import { publicCall, pushThroughApp, pushTradingWorld, tradingKeys } from './orders-fixture.js';
 
 /** POST /api/public/v1/quotes through the real app on a pushed trading world (orders-fixture.ts). */
 
@@ -145,6 +145,29 @@ describe('POST /api/public/v1/quotes', () => {
     assert.equal((await publicCall(t, keys.integrator)('POST', '/quotes', body, { 'x-customer-no': 'ZZZ' })).statusCode, 404);
     const asC1 = await publicCall(t, keys.integrator)('POST', '/quotes', body, { 'x-customer-no': 'C1' });
     assert.equal(asC1.statusCode, 200, asC1.body);
+  });
+
+  it('a change to freight rates, tax rates or routing is priced by the next quote (the kept reference data is versioned)', async () => {
+    const body = { shipToCode: 'MAIN', lines: [{ sku: 'TEE-M', quantity: 1 }] };
+    const before = (await c1('POST', '/quotes', body)).json();
+    assert.deepEqual([before.shipping.amount, before.lines[0].tax.ratePercent], ['15.0000', '10.0000']);
+    const push = pushThroughApp(t);
+    await push('integration', '/fulfilment/freight-rates', [
+      { id: 'F1', countryRegionCode: 'AU', shippingAgentCode: 'TNT', shippingAgentServiceCode: 'ROAD', minWeight: 0, maxWeight: 10, maxInvoiceValue: 1000, price: '16.5' },
+    ]);
+    await push('integration', '/tax/jurisdictions', [
+      { code: 'AU', rates: [{ taxGroupCode: 'GOODS', ratePercent: 10, effectiveDate: '2020-01-01' }, { taxGroupCode: 'GOODS', ratePercent: 12.5, effectiveDate: '2026-01-01' }] },
+    ]);
+    const after = (await c1('POST', '/quotes', body)).json();
+    assert.deepEqual([after.shipping.amount, after.lines[0].tax.ratePercent, after.lines[0].tax.amount], ['16.5000', '12.5000', '2.3750']);
+    await push('integration', '/fulfilment/postcode-routing', [
+      { id: 'R1', countryRegionCode: 'AU', postcode: '2001', defaultMethod: 'Road', defaultRoadAgentCode: 'TNT', defaultRoadServiceCode: 'ROAD' },
+    ]);
+    assert.equal((await c1('POST', '/quotes', body)).json().shipping.status, 'Unquotable', 'the routing row moved to another postcode');
+    // Put the world back for the other tests.
+    await pushTradingWorld(t);
+    await push('integration', '/tax/jurisdictions', [{ code: 'AU', rates: [{ taxGroupCode: 'GOODS', ratePercent: 10, effectiveDate: '2020-01-01' }] }]);
+    assert.equal((await c1('POST', '/quotes', body)).json().shipping.amount, '15.0000');
   });
 
   it('is in /openapi.json', async () => {
