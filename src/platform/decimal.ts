@@ -40,3 +40,48 @@ export function toDecimalText(value: number | string | null | undefined): string
   if (value === null || value === undefined) return null;
   return new Dec(value).toFixed();
 }
+
+/**
+ * Exact decimals as integers of 10^-places units, for hot paths (a quote adds up and multiplies
+ * hundreds of amounts): BigInt arithmetic on the digits, no decimal.js objects. Plain decimal text
+ * ("-12.3400") is read digit by digit; any other form decimal.js accepts goes through it first.
+ */
+const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d*))?$/;
+
+export interface Units { readonly units: bigint; readonly places: number }
+
+/** The value of a decimal text as units of 10^-places, places being the digits it has after the point. */
+export function unitsOf(text: string): Units {
+  const m = PLAIN_DECIMAL.exec(text) ?? PLAIN_DECIMAL.exec(new Dec(text).toFixed());
+  if (m === null) throw new Error(`not a decimal: ${text}`);
+  const [, sign, whole, fraction = ''] = m;
+  const units = BigInt(`${whole}${fraction}`);
+  return { units: sign === '-' ? -units : units, places: fraction.length };
+}
+
+/** The value of a decimal text as units of 10^-places; exact, so the text may not have more places. */
+export function toUnits(text: string, places: number): bigint {
+  const value = unitsOf(text);
+  if (value.places > places) {
+    const excess = 10n ** BigInt(value.places - places);
+    if (value.units % excess !== 0n) throw new Error(`${text} has more than ${places} decimal places`);
+    return value.units / excess;
+  }
+  return value.units * 10n ** BigInt(places - value.places);
+}
+
+/** `units` of 10^-from rounded half away from zero to units of 10^-to (to ≤ from). */
+export function roundUnits(units: bigint, from: number, to: number): bigint {
+  if (from <= to) return units * 10n ** BigInt(to - from);
+  const divisor = 10n ** BigInt(from - to);
+  const half = divisor / 2n;
+  return units < 0n ? -((-units + half) / divisor) : (units + half) / divisor;
+}
+
+/** The text of `units` of 10^-places with exactly `places` digits after the point; zero is never "-0". */
+export function unitsText(units: bigint, places: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(places + 1, '0');
+  const text = places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
+  return negative ? `-${text}` : text;
+}

@@ -1,4 +1,4 @@
-import { Dec } from '../../platform/decimal.js';
+import { Dec, toUnits, unitsOf } from '../../platform/decimal.js';
 
 /**
  * Freight for one consignment (decisions §6), as pure functions: the repository loads a country's
@@ -388,12 +388,19 @@ function packConsignment(items: readonly ConsignmentItem[], types: readonly Pack
 /** The most decimal places among the measures, so that scaling by it makes each an exact integer. */
 function scaleOf(values: ReadonlyArray<string | null>): number {
   let scale = 0;
-  for (const value of values) if (value !== null) scale = Math.max(scale, new Dec(value).decimalPlaces());
+  for (const value of values) {
+    if (value === null) continue;
+    // Trailing zeros add no precision ("12.3400" needs 2 places).
+    const { units, places } = unitsOf(value);
+    let needed = places;
+    for (let u = units; needed > 0 && u % 10n === 0n; u /= 10n) needed -= 1;
+    scale = Math.max(scale, needed);
+  }
   return scale;
 }
 
 function scaled(value: string | null, scale: number): bigint | null {
-  return value === null ? null : BigInt(new Dec(value).times(new Dec(10).pow(scale)).toFixed(0));
+  return value === null ? null : toUnits(value, scale);
 }
 
 function compareBig(a: bigint, b: bigint): number {

@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Dec } from '../../platform/decimal.js';
 import { withTransaction } from '../../platform/db/pool.js';
 import { compileItemValidator } from '../../platform/http/item-validator.js';
 import { errors } from '../../platform/http/problem.js';
@@ -103,7 +102,7 @@ export function orderView(order: StoredOrder): Order {
       taxAmount: l.tax_amount,
     })),
     shipping: order.shipping as Order['shipping'],
-    totals: totalsOf(new Dec(order.net_amount), new Dec(order.tax_amount), new Dec(order.freight_amount)),
+    totals: totalsOf(order.net_amount, order.tax_amount, order.freight_amount),
     erp: { state: order.erp_state, documentNo: order.erp_document_no, reason: order.erp_reason, attempts: order.erp_attempts },
   };
 }

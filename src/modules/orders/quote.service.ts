@@ -1,4 +1,4 @@
-import { Dec } from '../../platform/decimal.js';
+import { roundUnits, toUnits, unitsText } from '../../platform/decimal.js';
 import { siteDay } from '../../platform/day.js';
 import type { Pool, Queryable } from '../../platform/db/pool.js';
 import { AppError, errors } from '../../platform/http/problem.js';
@@ -67,20 +67,37 @@ const accountCannotTransact = (account: BasketAccount): AppError =>
 
 const SCALE = 4;
 const ZERO = '0.0000';
-const fixed = (value: Dec): string => value.toFixed(SCALE);
-/** Rounded to 2 places half away from zero (Dec rounds ROUND_HALF_UP, which is away from zero), for display only. */
-const display = (value: string): string => new Dec(value).toFixed(2);
+const money = (units: bigint): string => unitsText(units, SCALE);
+/** Rounded to 2 places half away from zero, for display only. */
+const display = (units: bigint): string => unitsText(roundUnits(units, SCALE, 2), 2);
 
 const isBlank = (value: string | null | undefined): boolean => value === null || value === undefined || value.trim() === '';
 
-export function totalsOf(net: Dec, tax: Dec, freight: Dec): Totals {
-  const amounts = { net: fixed(net), tax: fixed(tax), freight: fixed(freight), total: fixed(net.plus(tax).plus(freight)) };
-  return { ...amounts, display: { net: display(amounts.net), tax: display(amounts.tax), freight: display(amounts.freight), total: display(amounts.total) } };
+/** The four totals, exact and for display, from 4-place amounts. */
+export function totalsOf(netAmount: string, taxAmount: string, freightAmount: string): Totals {
+  const net = toUnits(netAmount, SCALE);
+  const tax = toUnits(taxAmount, SCALE);
+  const freight = toUnits(freightAmount, SCALE);
+  const total = net + tax + freight;
+  return {
+    net: money(net), tax: money(tax), freight: money(freight), total: money(total),
+    display: { net: display(net), tax: display(tax), freight: display(freight), total: display(total) },
+  };
 }
 
 const pricingAccount = (a: BasketAccount): PricingAccount => ({
   accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
 });
+
+/** The stored stock text starts `{"onHand":N,"reserved":N,` (encodeStock renders exactly that). */
+const STOCK_HEAD = /^\{"onHand":(\d+),"reserved":(\d+),/;
+
+/** On hand − reserved, never below 0, read from the head of the stored text: the locations and receipts are parsed only when a line needs them. */
+function availableOf(stockJson: string): number {
+  const head = STOCK_HEAD.exec(stockJson);
+  const stock = head === null ? decodeStock(stockJson) : { onHand: Number(head[1]), reserved: Number(head[2]) };
+  return Math.max(0, stock.onHand - stock.reserved);
+}
 
 /**
  * Availability per line: the SKU's on hand − reserved serves its lines in basket order; the rest
@@ -88,14 +105,13 @@ const pricingAccount = (a: BasketAccount): PricingAccount => ({
  * quantity (all locations, by date) reaches everything the SKU's lines have put on back order.
  */
 class StockLedger {
-  readonly #left = new Map<string, { stock: Stock; available: number; free: number; backOrdered: number }>();
+  readonly #left = new Map<string, { stockJson: string | null; incoming: Stock['incoming'] | undefined; available: number; free: number; backOrdered: number }>();
 
   take(sku: string, stockJson: string | null, quantity: number): QuoteLine['availability'] {
     let entry = this.#left.get(sku);
     if (entry === undefined) {
-      const stock = stockJson === null ? { onHand: 0, reserved: 0, byLocation: [], incoming: [] } : decodeStock(stockJson);
-      const available = Math.max(0, stock.onHand - stock.reserved);
-      entry = { stock, available, free: available, backOrdered: 0 };
+      const available = stockJson === null ? 0 : availableOf(stockJson);
+      entry = { stockJson, incoming: undefined, available, free: available, backOrdered: 0 };
       this.#left.set(sku, entry);
     }
     const fromStock = Math.min(quantity, entry.free);
@@ -104,8 +120,9 @@ class StockLedger {
     let incomingDate: string | null = null;
     if (backOrder > 0) {
       entry.backOrdered += backOrder;
+      entry.incoming ??= entry.stockJson === null ? [] : decodeStock(entry.stockJson).incoming;
       let incoming = 0;
-      for (const line of entry.stock.incoming) {
+      for (const line of entry.incoming) {
         incoming += line.quantity;
         if (incoming >= entry.backOrdered) {
           incomingDate = line.expectedDate;
@@ -171,8 +188,8 @@ export async function priceBasket(
   const blockers: Array<{ path: string; message: string }> = [];
   if (account.status !== 'Active') blockers.push({ path: '', message: notActive(account) });
 
-  let net = new Dec(0);
-  let tax = new Dec(0);
+  let net = 0n;
+  let tax = 0n;
   const taxes: LineTax[] = [];
   const lines: QuoteLine[] = basket.lines.map((line, i) => {
     const product = found[i] as BasketProduct;
@@ -180,13 +197,14 @@ export async function priceBasket(
       sku: product.sku, masterProductNo: product.master_product_no, itemDiscountGroup: product.item_discount_group, unitPrice: product.unit_price,
     };
     const price = netUnitPrice({ product: pricingProduct, account: pricing, rules: rulesFor(pricingProduct), at, quantity: line.quantity });
-    const lineAmount = price.unitPrice === null ? null : fixed(new Dec(price.unitPrice).times(line.quantity));
+    const lineUnits = price.unitPrice === null ? null : toUnits(price.unitPrice, SCALE) * BigInt(line.quantity);
+    const lineAmount = lineUnits === null ? null : money(lineUnits);
     if (lineAmount === null) blockers.push({ path: `/lines/${i}`, message: `Line ${i + 1} (SKU ${line.sku}) has no price for account ${account.account_no}.` });
     const lineTax = lineAmount === null
       ? UNPRICED_TAX
       : taxOf({ sku: product.sku, taxGroupCode: product.tax_group_code, gstProductPostingGroup: product.gst_product_posting_group }, lineAmount);
-    if (lineAmount !== null) net = net.plus(lineAmount);
-    tax = tax.plus(lineTax.amount);
+    if (lineUnits !== null) net += lineUnits;
+    tax += toUnits(lineTax.amount, SCALE);
     taxes.push(lineTax);
     return {
       lineNumber: i + 1,
@@ -214,12 +232,12 @@ export async function priceBasket(
       const p = found[i] as BasketProduct;
       return { sku: p.sku, quantity: line.quantity, weight: p.weight, length: p.length, width: p.width, height: p.height };
     }),
-    value: fixed(net),
+    value: money(net),
     at,
     data: freightData,
   });
   if (shipping.status !== 'Quoted') blockers.push({ path: '', message: `Shipping is ${shipping.status}: ${shipping.reason}` });
-  const freight = shipping.status === 'Quoted' ? new Dec(shipping.amount) : new Dec(0);
+  const freight = shipping.status === 'Quoted' ? shipping.amount : ZERO;
 
   const quote: Quote = {
     currency: deps.currency,
@@ -230,7 +248,7 @@ export async function priceBasket(
     reasons: blockers.map((b) => b.message),
     lines,
     shipping,
-    totals: totalsOf(net, tax, freight),
+    totals: totalsOf(money(net), money(tax), freight),
   };
   return { quote, account, shipTo, taxes, shipping, blockers };
 }

@@ -1,4 +1,4 @@
-import { Dec } from '../../platform/decimal.js';
+import { Dec, roundUnits, unitsOf, unitsText, type Units } from '../../platform/decimal.js';
 
 /**
  * The tax of a basket line (decisions §6), as pure functions: the repository loads the areas,
@@ -63,7 +63,6 @@ export interface TaxContext { account: TaxAccount; shipTo: TaxShipTo; day: strin
 export interface TaxDataKeys { taxAreaCodes: string[]; gstBusinessPostingGroup: string | null }
 
 const SCALE = 4;
-const HUNDRED = new Dec(100);
 const ZERO_AMOUNT = new Dec(0).toFixed(SCALE);
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -83,6 +82,8 @@ interface Outcome {
   readonly basis: TaxBasis;
   /** Exact, as added up; null when no rate applies. */
   readonly rate: Dec | null;
+  /** `rate` as integer units, for the per-line multiplication. */
+  readonly rateUnits: Units | null;
   readonly ratePercent: string | null;
   readonly reason: string | null;
   readonly taxAreaCode: string | null;
@@ -90,12 +91,12 @@ interface Outcome {
 }
 
 function noRate(basis: Exclude<TaxBasis, 'Gst' | 'Jurisdictions'>, reason: string, taxAreaCode: string | null = null): Outcome {
-  return { basis, rate: null, ratePercent: null, reason, taxAreaCode, components: [] };
+  return { basis, rate: null, rateUnits: null, ratePercent: null, reason, taxAreaCode, components: [] };
 }
 
 function rated(basis: 'Gst' | 'Jurisdictions', components: readonly TaxComponent[], taxAreaCode: string | null): Outcome {
   const rate = components.reduce((sum, c) => sum.plus(c.ratePercent), new Dec(0));
-  return { basis, rate, ratePercent: fixed(rate), reason: null, taxAreaCode, components };
+  return { basis, rate, rateUnits: unitsOf(rate.toFixed()), ratePercent: fixed(rate), reason: null, taxAreaCode, components };
 }
 
 /** A product's outcome within one basket. */
@@ -261,12 +262,13 @@ export function taxLine(context: TaxContext, product: TaxProduct, netAmount: str
 /** net × rate / 100, rounded once to 4 places half away from zero (Dec's ROUND_HALF_UP). */
 function lineTax(outcome: Outcome, netAmount: string): LineTax {
   // Parsed on every line, taxed or not, so a malformed amount fails the same way whatever the basis.
-  const net = new Dec(netAmount);
+  const net = unitsOf(netAmount);
   let amount = ZERO_AMOUNT;
-  if (outcome.rate !== null) {
-    const exact = net.times(outcome.rate).div(HUNDRED);
-    // A negative amount that rounds to nothing is 0, never "-0.0000".
-    amount = exact.toDecimalPlaces(SCALE).isZero() ? ZERO_AMOUNT : fixed(exact);
+  if (outcome.rateUnits !== null) {
+    // Exact in integers: net × rate has the places of both, and / 100 two more. A negative amount
+    // that rounds to nothing is 0, never "-0.0000" (unitsText).
+    const exact = net.units * outcome.rateUnits.units;
+    amount = unitsText(roundUnits(exact, net.places + outcome.rateUnits.places + 2, SCALE), SCALE);
   }
   return {
     amount,
