@@ -123,9 +123,19 @@ const LOWER_LETTER = /[a-z]/g;
  */
 const asciiUpper = (text: string): string => text.replace(LOWER_LETTER, (c) => c.toUpperCase());
 
+/** Country codes seen, normalised: a quote compares every rate's and package type's code, and there are few distinct ones. */
+const countries = new Map<string, string>();
+const MAX_COUNTRIES_KEPT = 1000;
+
 /** " au " → "AU". */
 export function normaliseCountry(code: string): string {
-  return asciiUpper(code.replace(EDGE_SPACE, ''));
+  let normal = countries.get(code);
+  if (normal === undefined) {
+    normal = asciiUpper(code.replace(EDGE_SPACE, ''));
+    if (countries.size >= MAX_COUNTRIES_KEPT) countries.clear();
+    countries.set(code, normal);
+  }
+  return normal;
 }
 
 /** "sw1a 1aa" → "SW1A1AA": ship-tos and routing rows write the same postcode with and without spaces. */

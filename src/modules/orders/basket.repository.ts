@@ -63,40 +63,55 @@ export interface BasketRows {
   products: Map<string, BasketProduct>;
 }
 
+/**
+ * One statement: the account and the ship-to as JSON on the first row (null when absent), then one
+ * row per product found, its columns as plain values. Products as rows, not a JSON array: building
+ * and parsing ~20 KB of JSON (each stock text escaped inside it) cost more than both on either side.
+ */
 const BASKET_SELECT = {
-  name: 'orders-basket-v2',
+  name: 'orders-basket-v3',
   text: `
-  SELECT (SELECT row_to_json(a)::text FROM (
-            SELECT account_no, name, status, price_mode, price_group, disc_group, allowed_brands, indent_brands,
-                   tax_liable, tax_area_code, gst_business_posting_group,
-                   (SELECT version::text FROM price_rules_state) AS rules_version,
-                   (SELECT version::text FROM reference_data_state) AS reference_version
-              FROM accounts WHERE account_no = $1) a) AS account,
-         (SELECT row_to_json(s)::text FROM (
-            SELECT ship_to_code, ship_to_name, ship_to_address1, ship_to_address2, ship_to_post_code, ship_to_city,
-                   ship_to_state, ship_to_country_region_code, tax_liable, tax_area_code, is_first_nations
-              FROM ship_tos WHERE account_no = $1 AND ship_to_code = $2) s) AS ship_to,
-         (SELECT coalesce(json_agg(p), '[]')::text FROM (
-            SELECT p.sku, p.name, p.master_product_no, p.item_discount_group, p.unit_price::text AS unit_price,
-                   p.blocked, p.brand_code, coalesce(b.restricted, false) AS brand_restricted,
-                   p.weight::text AS weight, p.length::text AS length, p.width::text AS width, p.height::text AS height,
-                   p.tax_group_code, p.gst_product_posting_group, i.stock_json
-              FROM products p
-              LEFT JOIN brands b ON b.code = p.brand_code
-              LEFT JOIN inventory_items i ON i.sku = p.sku
-             WHERE p.sku = ANY($3::text[])) p) AS products`,
+  SELECT CASE WHEN row_number() OVER () = 1 THEN a.account END AS account,
+         CASE WHEN row_number() OVER () = 1 THEN s.ship_to END AS ship_to,
+         p.sku, p.name, p.master_product_no, p.item_discount_group, p.unit_price::text AS unit_price,
+         p.blocked, p.brand_code, coalesce(b.restricted, false) AS brand_restricted,
+         p.weight::text AS weight, p.length::text AS length, p.width::text AS width, p.height::text AS height,
+         p.tax_group_code, p.gst_product_posting_group, i.stock_json
+    FROM (SELECT (SELECT row_to_json(x)::text FROM (
+                    SELECT account_no, name, status, price_mode, price_group, disc_group, allowed_brands, indent_brands,
+                           tax_liable, tax_area_code, gst_business_posting_group,
+                           (SELECT version::text FROM price_rules_state) AS rules_version,
+                           (SELECT version::text FROM reference_data_state) AS reference_version
+                      FROM accounts WHERE account_no = $1) x) AS account) a
+   CROSS JOIN (SELECT (SELECT row_to_json(x)::text FROM (
+                    SELECT ship_to_code, ship_to_name, ship_to_address1, ship_to_address2, ship_to_post_code, ship_to_city,
+                           ship_to_state, ship_to_country_region_code, tax_liable, tax_area_code, is_first_nations
+                      FROM ship_tos WHERE account_no = $1 AND ship_to_code = $2) x) AS ship_to) s
+    LEFT JOIN (products p
+               LEFT JOIN brands b ON b.code = p.brand_code
+               LEFT JOIN inventory_items i ON i.sku = p.sku) ON p.sku = ANY($3::text[])`,
+};
+
+type BasketRow = Omit<BasketProduct, 'sku' | 'brand_restricted'> & {
+  account: string | null; ship_to: string | null; sku: string | null; brand_restricted: boolean | null;
 };
 
 export async function findBasket(q: Queryable, accountNo: string, shipToCode: string, skus: readonly string[]): Promise<BasketRows> {
-  const { rows } = await q.query<{ account: string | null; ship_to: string | null; products: string }>({
-    ...BASKET_SELECT, values: [accountNo, shipToCode, [...new Set(skus)]],
-  });
-  const row = rows[0] as { account: string | null; ship_to: string | null; products: string };
+  const { rows } = await q.query<BasketRow>({ ...BASKET_SELECT, values: [accountNo, shipToCode, [...new Set(skus)]] });
+  const first = rows[0] as BasketRow;
   const products = new Map<string, BasketProduct>();
-  for (const p of JSON.parse(row.products) as BasketProduct[]) products.set(p.sku, p);
+  for (const row of rows) {
+    if (row.sku === null) continue;
+    products.set(row.sku, {
+      sku: row.sku, name: row.name, master_product_no: row.master_product_no, item_discount_group: row.item_discount_group,
+      unit_price: row.unit_price, blocked: row.blocked, brand_code: row.brand_code, brand_restricted: row.brand_restricted === true,
+      weight: row.weight, length: row.length, width: row.width, height: row.height, tax_group_code: row.tax_group_code,
+      gst_product_posting_group: row.gst_product_posting_group, stock_json: row.stock_json,
+    });
+  }
   return {
-    account: row.account === null ? undefined : JSON.parse(row.account) as BasketAccount,
-    shipTo: row.ship_to === null ? undefined : JSON.parse(row.ship_to) as BasketShipTo,
+    account: first.account === null ? undefined : JSON.parse(first.account) as BasketAccount,
+    shipTo: first.ship_to === null ? undefined : JSON.parse(first.ship_to) as BasketShipTo,
     products,
   };
 }
