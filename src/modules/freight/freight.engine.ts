@@ -234,11 +234,28 @@ function blankCarrier(route: RoutingRow, method: 'Road' | 'Air', noAgent: boolea
     + `routes by ${method} but has ${missing}, so freight cannot be quoted until the row names ${noAgent && noService ? 'them' : 'it'}.`;
 }
 
+/**
+ * Decimal texts already read: every quote compares the same band bounds, prices and unit weights
+ * (decimals are immutable, so sharing one is safe). Bounded; cleared when full.
+ */
+const decimals = new Map<string, Dec>();
+const MAX_DECIMALS_KEPT = 10_000;
+
+function decimalOf(text: string): Dec {
+  let value = decimals.get(text);
+  if (value === undefined) {
+    value = new Dec(text);
+    if (decimals.size >= MAX_DECIMALS_KEPT) decimals.clear();
+    decimals.set(text, value);
+  }
+  return value;
+}
+
 /** Σ unit weight × quantity; a product with no weight weighs nothing. */
 function consignmentWeight(items: readonly ConsignmentItem[]): Dec {
   let total = new Dec(0);
   for (const item of items) {
-    if (item.weight !== null && item.quantity > 0) total = total.plus(new Dec(item.weight).times(item.quantity));
+    if (item.weight !== null && item.quantity > 0) total = total.plus(decimalOf(item.weight).times(item.quantity));
   }
   return total;
 }
@@ -252,8 +269,8 @@ function inEffect(rate: FreightRate, t: number): boolean {
 
 /** A band includes its lower bound and excludes its upper bound; a missing bound is open. */
 function inBand(amount: Dec, min: string | null, max: string | null): boolean {
-  if (min !== null && amount.lessThan(min)) return false;
-  if (max !== null && amount.greaterThanOrEqualTo(max)) return false;
+  if (min !== null && amount.lessThan(decimalOf(min))) return false;
+  if (max !== null && amount.greaterThanOrEqualTo(decimalOf(max))) return false;
   return true;
 }
 
@@ -265,7 +282,7 @@ function cheapestRate(rates: readonly FreightRate[], weight: Dec, value: Dec): F
   let best: { rate: FreightRate; price: Dec } | undefined;
   for (const rate of rates) {
     if (rate.price === null || !holdsWeight(rate, weight) || !holdsValue(rate, value)) continue;
-    const price = new Dec(rate.price);
+    const price = decimalOf(rate.price);
     if (best === undefined || (price.comparedTo(best.price) || byId(rate, best.rate)) < 0) best = { rate, price };
   }
   return best?.rate;

@@ -6,7 +6,7 @@ import { compileItemValidator } from '../../platform/http/item-validator.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import { quoteFreight, type FreightData, type Shipping } from '../freight/freight.engine.js';
 import { decodeStock, type Stock } from '../inventory/stock.js';
-import { netUnitPrice, type PricingAccount } from '../pricing/pricing.engine.js';
+import type { NetPrice, PricingAccount, PricingProduct } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
 import type { TradingReferenceCache } from './reference-cache.js';
@@ -183,7 +183,16 @@ export async function priceBasket(
   const day = siteDay(at, deps.timeZone);
   const taxOf = taxResolver({ account: taxAccount, shipTo: taxShipTo, day, data: taxData });
   const pricing = pricingAccount(account);
-  const rulesFor = ruleSet.index.forAccount(pricing);
+  // One explainer per quantity: products of one item discount group share its rules' winners.
+  const explainers = new Map<number, (product: PricingProduct) => NetPrice>();
+  const explain = (quantity: number) => {
+    let explainer = explainers.get(quantity);
+    if (explainer === undefined) {
+      explainer = ruleSet.index.explainer(pricing, at, quantity);
+      explainers.set(quantity, explainer);
+    }
+    return explainer;
+  };
   const stock = new StockLedger();
   const blockers: Array<{ path: string; message: string }> = [];
   if (account.status !== 'Active') blockers.push({ path: '', message: notActive(account) });
@@ -196,7 +205,7 @@ export async function priceBasket(
     const pricingProduct = {
       sku: product.sku, masterProductNo: product.master_product_no, itemDiscountGroup: product.item_discount_group, unitPrice: product.unit_price,
     };
-    const price = netUnitPrice({ product: pricingProduct, account: pricing, rules: rulesFor(pricingProduct), at, quantity: line.quantity });
+    const price = explain(line.quantity)(pricingProduct);
     const lineUnits = price.unitPrice === null ? null : toUnits(price.unitPrice, SCALE) * BigInt(line.quantity);
     const lineAmount = lineUnits === null ? null : money(lineUnits);
     if (lineAmount === null) blockers.push({ path: `/lines/${i}`, message: `Line ${i + 1} (SKU ${line.sku}) has no price for account ${account.account_no}.` });

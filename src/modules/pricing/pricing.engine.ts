@@ -134,6 +134,8 @@ export interface RuleIndex {
    * and combined with each product's own (sku and master) rules.
    */
   pricer(account: PricingAccount, at: Date, quantity: number): (product: PricingProduct) => PricedUnit;
+  /** As `pricer`, answering the whole `NetPrice` (which rules set the price and discount): what a quote line shows. */
+  explainer(account: PricingAccount, at: Date, quantity: number): (product: PricingProduct) => NetPrice;
 }
 
 /**
@@ -162,6 +164,35 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
       else byCode.set(rule.sourceCode, [rule]);
     }
   }
+  /**
+   * The winners and window of each product's rules for one account, instant and quantity. The rules
+   * aimed at an item discount group are the same for every product of the group, so their winners
+   * and window are worked out once per group and combined with each product's own (sku and master).
+   */
+  const tallies = (account: PricingAccount, at: Date, quantity: number): ((product: PricingProduct) => Tally) => {
+    const codes = accountCodes(account);
+    const t = at.getTime();
+    const mode = account.priceMode;
+    const groups = new Map<string, Tally>();
+    return (product) => {
+      const context = ruleContext(product, codes, t, quantity);
+      const mine = new Tally(context, mode);
+      collect(mine, bySku.get(context.sku), codes);
+      collect(mine, byMaster.get(context.master), codes);
+      if (context.group !== null) {
+        let group = groups.get(context.group);
+        if (group === undefined) {
+          // Whether a group rule applies depends on the account, the instant, the quantity and the
+          // group only, all the same for every product of this group here.
+          group = new Tally(context, mode);
+          collect(group, byGroup.get(context.group), codes);
+          groups.set(context.group, group);
+        }
+        mine.merge(group);
+      }
+      return mine;
+    };
+  };
   return {
     forAccount(account) {
       const codes = accountCodes(account);
@@ -174,28 +205,15 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
       };
     },
     pricer(account, at, quantity) {
-      const codes = accountCodes(account);
-      const t = at.getTime();
-      const mode = account.priceMode;
-      const groups = new Map<string, Tally>();
+      const tally = tallies(account, at, quantity);
       return (product) => {
-        const context = ruleContext(product, codes, t, quantity);
-        const mine = new Tally(context, mode);
-        collect(mine, bySku.get(context.sku), codes);
-        collect(mine, byMaster.get(context.master), codes);
-        if (context.group !== null) {
-          let group = groups.get(context.group);
-          if (group === undefined) {
-            // Whether a group rule applies depends on the account, the instant, the quantity and the
-            // group only, all the same for every product of this group here.
-            group = new Tally(context, mode);
-            collect(group, byGroup.get(context.group), codes);
-            groups.set(context.group, group);
-          }
-          mine.merge(group);
-        }
-        return { unitPrice: unitPriceOf(product, mine), window: mine.window() };
+        const winners = tally(product);
+        return { unitPrice: unitPriceOf(product, winners), window: winners.window() };
       };
+    },
+    explainer(account, at, quantity) {
+      const tally = tallies(account, at, quantity);
+      return (product) => priceOf(product, tally(product));
     },
   };
 }

@@ -302,7 +302,7 @@ describe('indexRules', () => {
     }
   });
 
-  it('prices like netUnitPrice over every rule, with the window of the candidates, products of a group sharing one pricer (2,000 random cases)', () => {
+  it('prices (pricer) and explains (explainer) like netUnitPrice over every rule, with the window of the candidates, products of a group sharing one pricer (2,000 random cases)', () => {
     const random = seeded(20261125);
     const one = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
     const day = 86_400_000;
@@ -335,13 +335,16 @@ describe('indexRules', () => {
       const quantity = one([1, 5]);
       const index = indexRules(rules);
       const price = index.pricer(account, AT, quantity);
+      const explain = index.explainer(account, AT, quantity);
       for (let k = 0; k < 4; k += 1) {
         const product: PricingProduct = {
           sku: one(['S1', 'S2', 'S3']), masterProductNo: one(['M1', 'M2', null]), itemDiscountGroup: one(['G1', 'G2', null, '']), unitPrice: one(['52', '30', null]),
         };
         const context = `case ${n}.${k}: ${JSON.stringify({ rules, product, account, quantity })}`;
         const priced = price(product);
-        assert.equal(priced.unitPrice, netUnitPrice({ product, account, rules, at: AT, quantity }).unitPrice, context);
+        const expected = netUnitPrice({ product, account, rules, at: AT, quantity });
+        assert.equal(priced.unitPrice, expected.unitPrice, context);
+        assert.deepEqual(explain(product), expected, context);
         assert.deepEqual(priced.window, stableWindow(index.forAccount(account)(product), AT), context);
       }
     }
