@@ -30,6 +30,11 @@ export const OrderBodySchema = Type.Object({
 });
 export type OrderBody = Static<typeof OrderBodySchema>;
 
+/*
+ * Literal choices are `enum`s, never unions of constants: the serializer answers an `anyOf` by
+ * running a validator on every value (a quote has 20 lines of them).
+ */
+
 /** Exact money and rates: 4 decimal places, as text. */
 const Amount = (description?: string) => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$', ...(description ? { description } : {}) });
 const DisplayAmount = Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$' });
@@ -46,7 +51,8 @@ export const TotalsSchema = Type.Object({
 });
 
 export const PricingSchema = Type.Object({
-  basis: Type.Union([Type.Literal('rule'), Type.Literal('list'), Type.Literal('none')], {
+  basis: Type.Unsafe<'rule' | 'list' | 'none'>({
+    type: 'string', enum: ['rule', 'list', 'none'],
     description: 'rule: a Price rule set the price; list: the product list price; none: no price determinable',
   }),
   listPrice: nullableAmount('The product list price'),
@@ -76,14 +82,14 @@ export const AvailabilitySchema = Type.Object({
 });
 
 export const ShippingSchema = Type.Object({
-  status: Type.Union([Type.Literal('Quoted'), Type.Literal('Unquotable'), Type.Literal('Unshippable')]),
+  status: requiredEnum(['Quoted', 'Unquotable', 'Unshippable'] as const),
   reason: Type.Optional(Type.String()),
   amount: Type.Optional(Amount('The freight charge')),
   method: Type.Optional(Type.String()),
   agentCode: Type.Optional(Type.String()),
   serviceCode: Type.Optional(Type.String()),
   routingId: Type.Optional(Type.String()),
-  basis: Type.Optional(Type.Union([Type.Literal('Rate'), Type.Literal('PerPackage')])),
+  basis: Type.Optional(requiredEnum(['Rate', 'PerPackage'] as const)),
   rateId: Type.Optional(orNull(Type.String(), 'The freight rate row charged (basis Rate)')),
   packages: Type.Optional(Type.Array(Type.Object({
     packageTypeId: Type.String(), description: orNull(Type.String(), 'Package type name'), count: Type.Integer(), freightCost: Amount('Cost of one package'),
@@ -150,7 +156,7 @@ export const ChargeLineSchema = Type.Object({
 });
 
 export const ErpStateSchema = Type.Object({
-  state: Type.Union([Type.Literal('Queued'), Type.Literal('Accepted'), Type.Literal('Refused')]),
+  state: requiredEnum(['Queued', 'Accepted', 'Refused'] as const),
   documentNo: nullableString('The ERP\'s document number once Accepted'),
   reason: nullableString('Why Refused, or the last failure while Queued'),
   attempts: Type.Integer(),
