@@ -27,8 +27,24 @@ export function isTimeZone(timeZone: string): boolean {
   }
 }
 
+/**
+ * The last minute asked about per zone and its date: every UTC offset in use is a whole number of
+ * minutes, so the date cannot change within a UTC minute, and formatting a date costs more than
+ * the rest of a tax decision.
+ */
+const lastDays = new Map<string, { minute: number; day: string }>();
+
 /** The date (YYYY-MM-DD) at `at` in `timeZone`. */
 export function siteDay(at: Date, timeZone: string): string {
+  const minute = Math.floor(at.getTime() / 60_000);
+  const last = lastDays.get(timeZone);
+  if (last !== undefined && last.minute === minute) return last.day;
+  const day = formatDay(at, timeZone);
+  lastDays.set(timeZone, { minute, day });
+  return day;
+}
+
+function formatDay(at: Date, timeZone: string): string {
   const parts = formatterOf(timeZone).formatToParts(at);
   const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;

@@ -50,6 +50,8 @@ const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d*))?$/;
 
 export interface Units { readonly units: bigint; readonly places: number }
 
+const DIGITS_AROUND_POINT = /^-?\d+\.\d+$/;
+
 /** The value of a decimal text as units of 10^-places, places being the digits it has after the point. */
 export function unitsOf(text: string): Units {
   const m = PLAIN_DECIMAL.exec(text) ?? PLAIN_DECIMAL.exec(new Dec(text).toFixed());
@@ -61,6 +63,11 @@ export function unitsOf(text: string): Units {
 
 /** The value of a decimal text as units of 10^-places; exact, so the text may not have more places. */
 export function toUnits(text: string, places: number): bigint {
+  // The common case, an amount as PostgreSQL renders numeric(19,4) at exactly `places` places.
+  const point = text.length - places - 1;
+  if (places > 0 && point > 0 && text.charCodeAt(point) === 46 && DIGITS_AROUND_POINT.test(text)) {
+    return BigInt(text.slice(0, point) + text.slice(point + 1));
+  }
   const value = unitsOf(text);
   if (value.places > places) {
     const excess = 10n ** BigInt(value.places - places);

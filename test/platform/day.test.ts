@@ -23,3 +23,14 @@ describe('isTimeZone', () => {
     assert.equal(isTimeZone(''), false);
   });
 });
+
+describe('siteDay within one UTC minute and across it', () => {
+  it('answers each instant of a minute alike and moves on with the next minute', () => {
+    // 13:00Z is midnight in Sydney (UTC+11): the minute before is still the 24th.
+    assert.equal(siteDay(new Date('2026-11-24T12:59:00.000Z'), 'Australia/Sydney'), '2026-11-24');
+    assert.equal(siteDay(new Date('2026-11-24T12:59:59.999Z'), 'Australia/Sydney'), '2026-11-24');
+    assert.equal(siteDay(new Date('2026-11-24T13:00:00.000Z'), 'Australia/Sydney'), '2026-11-25');
+    assert.equal(siteDay(new Date('2026-11-24T12:59:30.000Z'), 'Australia/Sydney'), '2026-11-24', 'going back a minute is computed again');
+    assert.equal(siteDay(new Date('2026-11-24T12:59:30.000Z'), 'UTC'), '2026-11-24');
+  });
+});

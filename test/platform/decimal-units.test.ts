@@ -15,6 +15,9 @@ describe('unitsOf / toUnits / unitsText', () => {
     assert.equal(toUnits('12.34', 4), 123400n);
     assert.equal(toUnits('12.3400', 2), 1234n);
     assert.equal(toUnits('-3', 4), -30000n);
+    assert.equal(toUnits('-12.3400', 4), -123400n, 'exactly 4 places, the fast path');
+    assert.equal(toUnits('0.0001', 4), 1n);
+    assert.equal(toUnits('1e-4', 4), 1n);
     assert.throws(() => toUnits('0.12345', 4), /more than 4 decimal places/);
     assert.throws(() => unitsOf('abc'));
   });
