@@ -228,7 +228,9 @@ describe('the ERP hand-off job', () => {
 
     await erp.start();
     const accepted = await settled(orderNumber, 'Accepted');
-    assert.ok(accepted.erp_attempts > failing.erp_attempts);
+    // The row read above may be mid-attempt (an attempt is counted before its call), and that very
+    // attempt may reach the ERP once it is back: at least as many attempts, never fewer.
+    assert.ok(accepted.erp_attempts >= failing.erp_attempts);
     assert.equal(accepted.erp_reason, null);
     assert.equal(accepted.erp_next_attempt_at, null);
     await queueEmpty();
