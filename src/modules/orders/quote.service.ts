@@ -4,7 +4,7 @@ import type { Pool, Queryable } from '../../platform/db/pool.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { compileItemValidator } from '../../platform/http/item-validator.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
-import { quoteFreight, type FreightData, type Shipping } from '../freight/freight.engine.js';
+import { quoteFreight, type Shipping } from '../freight/freight.engine.js';
 import { decodeStock, type Stock } from '../inventory/stock.js';
 import type { NetPrice, PricingAccount, PricingProduct } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
@@ -36,10 +36,8 @@ export interface QuoteDeps {
 /** A quote with what placing it as an order needs besides. */
 export interface PricedBasket {
   quote: Quote;
-  account: BasketAccount;
   shipTo: BasketShipTo;
-  /** Per quote line, the tax as the engine resolved it. */
-  taxes: LineTax[];
+  /** The quote's shipping as the engine typed it. */
   shipping: Shipping;
   /** What stops the basket being ordered, each at the path of the request it concerns ('' for the whole basket). */
   blockers: Array<{ path: string; message: string }>;
@@ -71,18 +69,18 @@ const money = (units: bigint): string => unitsText(units, SCALE);
 /** Rounded to 2 places half away from zero, for display only. */
 const display = (units: bigint): string => unitsText(roundUnits(units, SCALE, 2), 2);
 
-const isBlank = (value: string | null | undefined): boolean => value === null || value === undefined || value.trim() === '';
-
-/** The four totals, exact and for display, from 4-place amounts. */
-export function totalsOf(netAmount: string, taxAmount: string, freightAmount: string): Totals {
-  const net = toUnits(netAmount, SCALE);
-  const tax = toUnits(taxAmount, SCALE);
-  const freight = toUnits(freightAmount, SCALE);
+/** The four totals, exact and for display, from amounts in units of 10^-4. */
+function totalsOfUnits(net: bigint, tax: bigint, freight: bigint): Totals {
   const total = net + tax + freight;
   return {
     net: money(net), tax: money(tax), freight: money(freight), total: money(total),
     display: { net: display(net), tax: display(tax), freight: display(freight), total: display(total) },
   };
+}
+
+/** The four totals, exact and for display, from 4-place amounts. */
+export function totalsOf(netAmount: string, taxAmount: string, freightAmount: string): Totals {
+  return totalsOfUnits(toUnits(netAmount, SCALE), toUnits(taxAmount, SCALE), toUnits(freightAmount, SCALE));
 }
 
 const pricingAccount = (a: BasketAccount): PricingAccount => ({
@@ -168,15 +166,14 @@ export async function priceBasket(
     throw unprocessable(`The basket cannot be priced: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, problems);
   }
 
-  const shipCountry = isBlank(shipTo.ship_to_country_region_code) ? null : (shipTo.ship_to_country_region_code as string).trim();
   const taxAccount: TaxAccount = { taxLiable: account.tax_liable, taxAreaCode: account.tax_area_code, gstBusinessPostingGroup: account.gst_business_posting_group };
   const taxShipTo: TaxShipTo = { taxLiable: shipTo.tax_liable, taxAreaCode: shipTo.tax_area_code, isFirstNations: shipTo.is_first_nations };
   // Rules and reference data as of the versions read with the account, or newer (rule-cache.ts, reference-cache.ts).
   const referenceVersion = BigInt(account.reference_version);
   const [ruleSet, freightData, taxData] = await Promise.all([
     deps.rules.atLeast(account.rules_version),
-    shipCountry === null ? Promise.resolve<FreightData>({ routes: [], rates: [], packageTypes: [] })
-      : deps.reference.freight(referenceVersion, shipCountry, shipTo.ship_to_post_code),
+    // A blank country or postcode is the engine's to explain (Unquotable); the loader reads nothing for it.
+    deps.reference.freight(referenceVersion, shipTo.ship_to_country_region_code, shipTo.ship_to_post_code),
     deps.reference.tax(referenceVersion, taxDataKeys(taxAccount, taxShipTo)),
   ]);
 
@@ -199,7 +196,6 @@ export async function priceBasket(
 
   let net = 0n;
   let tax = 0n;
-  const taxes: LineTax[] = [];
   const lines: QuoteLine[] = basket.lines.map((line, i) => {
     const product = found[i] as BasketProduct;
     const pricingProduct = {
@@ -214,7 +210,6 @@ export async function priceBasket(
       : taxOf({ sku: product.sku, taxGroupCode: product.tax_group_code, gstProductPostingGroup: product.gst_product_posting_group }, lineAmount);
     if (lineUnits !== null) net += lineUnits;
     tax += toUnits(lineTax.amount, SCALE);
-    taxes.push(lineTax);
     return {
       lineNumber: i + 1,
       sku: product.sku,
@@ -235,7 +230,7 @@ export async function priceBasket(
   });
 
   const shipping = quoteFreight({
-    countryRegionCode: shipCountry,
+    countryRegionCode: shipTo.ship_to_country_region_code,
     postcode: shipTo.ship_to_post_code,
     items: basket.lines.map((line, i) => {
       const p = found[i] as BasketProduct;
@@ -246,7 +241,7 @@ export async function priceBasket(
     data: freightData,
   });
   if (shipping.status !== 'Quoted') blockers.push({ path: '', message: `Shipping is ${shipping.status}: ${shipping.reason}` });
-  const freight = shipping.status === 'Quoted' ? shipping.amount : ZERO;
+  const freight = shipping.status === 'Quoted' ? toUnits(shipping.amount, SCALE) : 0n;
 
   const quote: Quote = {
     currency: deps.currency,
@@ -257,9 +252,9 @@ export async function priceBasket(
     reasons: blockers.map((b) => b.message),
     lines,
     shipping,
-    totals: totalsOf(money(net), money(tax), freight),
+    totals: totalsOfUnits(net, tax, freight),
   };
-  return { quote, account, shipTo, taxes, shipping, blockers };
+  return { quote, shipTo, shipping, blockers };
 }
 
 /** POST /quotes: the basket priced now for the caller's account. */

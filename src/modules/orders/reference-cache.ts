@@ -55,9 +55,10 @@ export class TradingReferenceCache {
 
   constructor(private readonly q: Queryable) {}
 
-  /** `loadFreightData` of the destination, as of `version` or newer. */
-  freight(version: bigint, countryRegionCode: string, postcode: string | null): Promise<FreightData> {
-    return this.#freight.get(version, JSON.stringify([countryRegionCode, postcode]), () => loadFreightData(this.q, countryRegionCode, postcode));
+  /** `loadFreightData` of the destination (nothing for a blank country), as of `version` or newer. */
+  freight(version: bigint, countryRegionCode: string | null, postcode: string | null): Promise<FreightData> {
+    const country = countryRegionCode ?? '';
+    return this.#freight.get(version, JSON.stringify([country, postcode]), () => loadFreightData(this.q, country, postcode));
   }
 
   /** `loadTaxData` of the keys, as of `version` or newer. */

@@ -45,6 +45,7 @@ export async function pushTradingWorld(target: TestApp | PushBatch): Promise<voi
     { shipToCode: 'MAIN', shipToName: 'Main store', shipToPostCode: '2000', shipToCountryRegionCode: 'AU', shipToCity: 'Sydney' },
     { shipToCode: 'FAR', shipToPostCode: '9999', shipToCountryRegionCode: 'AU' },
     { shipToCode: 'FN', shipToPostCode: '2000', shipToCountryRegionCode: 'AU', isFirstNations: true },
+    { shipToCode: 'NOCTRY', shipToPostCode: '2000' },
   ];
   await put('/customer', [
     { account: { accountNo: 'C1', name: 'One', status: 'Active', taxAreaCode: 'NSW', defaultShipToCode: 'MAIN' }, shipToAddresses: shipTos },

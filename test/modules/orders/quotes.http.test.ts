@@ -76,6 +76,10 @@ describe('POST /api/public/v1/quotes', () => {
     assert.match(quote.reasons.join(' '), /Unquotable/);
     assert.equal(quote.totals.freight, '0.0000');
     assert.equal(quote.totals.net, '20.0000');
+
+    const noCountry = (await c1('POST', '/quotes', { shipToCode: 'NOCTRY', lines: [{ sku: 'TEE-S', quantity: 1 }] })).json();
+    assert.equal(noCountry.shipping.status, 'Unquotable');
+    assert.match(noCountry.shipping.reason, /no country/);
   });
 
   it('a First Nations ship-to is exempt; a GST account uses the matrix and leaves a line with a missing pair untaxed', async () => {
