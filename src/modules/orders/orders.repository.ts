@@ -117,7 +117,7 @@ export async function listOrders(q: Queryable, accountNo: string, page: number, 
   return { orders: list.rows, total: (count.rows[0] as { total: number }).total };
 }
 
-export interface StoredRequest { body_hash: Buffer; response: string }
+export interface StoredRequest { body_hash: Buffer; order_number: string; response: string }
 
 /**
  * Serialises requests that carry one Idempotency-Key of one account (a transaction-scoped advisory
@@ -126,7 +126,7 @@ export interface StoredRequest { body_hash: Buffer; response: string }
 export async function claimIdempotencyKey(q: Queryable, accountNo: string, key: string): Promise<StoredRequest | undefined> {
   await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 13))', [JSON.stringify(['order-request', accountNo, key])]);
   const { rows } = await q.query<StoredRequest>(
-    `SELECT body_hash, response FROM order_requests
+    `SELECT body_hash, order_number, response FROM order_requests
       WHERE account_no = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,
     [accountNo, key],
   );

@@ -128,7 +128,7 @@ export async function placeOrder(deps: OrderDeps, accountNo: string, body: unkno
             { path: '/headers/idempotency-key', message: 'already used with another body' },
           ]);
         }
-        return { body: earlier.response, orderNumber: (JSON.parse(earlier.response) as Order).orderNumber, replayed: true };
+        return { body: earlier.response, orderNumber: earlier.order_number, replayed: true };
       }
     }
     const priced = await priceBasket(deps, tx, accountNo, basket, at, { forOrder: true });

@@ -66,6 +66,7 @@ describe('orders over HTTP', () => {
     assert.equal(again.statusCode, 201);
     assert.equal(again.body, first.body, 'the same bytes');
     assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.headers.location, `/api/public/v1/orders/${first.json().orderNumber}`);
     assert.equal(await count('orders'), before + 1);
 
     const other = await place({ ...basket, customerReference: 'PO-9' }, { 'idempotency-key': 'key-1' });
