@@ -1,6 +1,6 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import type { ErpChargeLine, ErpOrder, ErpOrderLine } from './erp.client.js';
-import type { OrderLineRow } from './orders.repository.js';
+import { findPlacedOrder } from './orders.repository.js';
 
 /**
  * The ERP hand-off state of an order (the erp_* columns of `orders`). Every write is guarded by
@@ -23,60 +23,15 @@ export async function countErpAttempt(db: Queryable, orderNumber: string): Promi
   return rows[0]?.erp_attempts;
 }
 
-interface OrderRow {
-  order_number: string;
-  account_no: string;
-  customer_reference: string | null;
-  placed_at: Date;
-  currency: string;
-  ship_to_code: string;
-  ship_to_name: string | null;
-  ship_to_address1: string | null;
-  ship_to_address2: string | null;
-  ship_to_post_code: string | null;
-  ship_to_city: string | null;
-  ship_to_state: string | null;
-  ship_to_country_region_code: string | null;
-  net_amount: string;
-  tax_amount: string;
-  freight_amount: string;
-  total_amount: string;
-}
+const text = (value: string | boolean | null | undefined): string | null => (typeof value === 'string' ? value : null);
 
-/** An order line as the ERP document is built from it. */
-type LineRow = Pick<OrderLineRow, 'order_line_id' | 'line_number' | 'line_type' | 'charge_type' | 'sku' | 'description' | 'quantity'
-  | 'unit_price' | 'line_discount_percent' | 'line_amount' | 'tax_amount'>;
-
-// orders.ship_to is the ship-to as placed, under the interface's field names (shipToName, …).
-const SELECT_ORDER = `
-SELECT order_number, account_no, customer_reference, placed_at, currency, ship_to_code,
-       ship_to->>'shipToName' AS ship_to_name,
-       ship_to->>'shipToAddress1' AS ship_to_address1,
-       ship_to->>'shipToAddress2' AS ship_to_address2,
-       ship_to->>'shipToPostCode' AS ship_to_post_code,
-       ship_to->>'shipToCity' AS ship_to_city,
-       ship_to->>'shipToState' AS ship_to_state,
-       ship_to->>'shipToCountryRegionCode' AS ship_to_country_region_code,
-       net_amount, tax_amount, freight_amount, total_amount
-FROM orders WHERE order_number = $1`;
-
-const SELECT_LINES = `
-SELECT order_line_id, line_number, line_type, charge_type, sku, description, quantity,
-       unit_price, line_discount_percent, line_amount, tax_amount
-FROM order_lines WHERE order_number = $1
-ORDER BY line_number`;
-
-/** The order as the ERP receives it; numeric columns come back from pg as text with their 4 places. */
+/** The order as the ERP receives it, from the order as stored (orders.repository.ts). */
 export async function loadErpOrder(db: Queryable, orderNumber: string): Promise<ErpOrder | undefined> {
-  const [order, lines] = await Promise.all([
-    db.query<OrderRow>(SELECT_ORDER, [orderNumber]),
-    db.query<LineRow>(SELECT_LINES, [orderNumber]),
-  ]);
-  const o = order.rows[0];
+  const o = await findPlacedOrder(db, orderNumber);
   if (!o) return undefined;
   const items: ErpOrderLine[] = [];
   const charges: ErpChargeLine[] = [];
-  for (const l of lines.rows) {
+  for (const l of o.lines) {
     if (l.line_type === 'Charge') {
       charges.push({
         lineNumber: l.line_number,
@@ -100,21 +55,22 @@ export async function loadErpOrder(db: Queryable, orderNumber: string): Promise<
       });
     }
   }
+  const shipTo = o.ship_to;
   return {
     orderNumber: o.order_number,
     accountNo: o.account_no,
     customerReference: o.customer_reference,
-    placedAt: o.placed_at.toISOString(),
+    placedAt: o.placed_at,
     currency: o.currency,
     shipTo: {
       code: o.ship_to_code,
-      name: o.ship_to_name,
-      address1: o.ship_to_address1,
-      address2: o.ship_to_address2,
-      postCode: o.ship_to_post_code,
-      city: o.ship_to_city,
-      state: o.ship_to_state,
-      countryRegionCode: o.ship_to_country_region_code,
+      name: text(shipTo.shipToName),
+      address1: text(shipTo.shipToAddress1),
+      address2: text(shipTo.shipToAddress2),
+      postCode: text(shipTo.shipToPostCode),
+      city: text(shipTo.shipToCity),
+      state: text(shipTo.shipToState),
+      countryRegionCode: text(shipTo.shipToCountryRegionCode),
     },
     lines: items,
     charges,

@@ -104,6 +104,18 @@ export async function findOrder(q: Queryable, accountNo: string, orderNumber: st
   return rows[0];
 }
 
+/** The ship-to as placed, under the interface's names (orders.service.ts writes it). */
+export type ShipToSnapshot = Record<string, string | boolean | null>;
+
+/** An order by its number alone, with the ship-to as placed: what the ERP hand-off sends. */
+export async function findPlacedOrder(q: Queryable, orderNumber: string): Promise<(StoredOrder & { ship_to: ShipToSnapshot }) | undefined> {
+  const { rows } = await q.query<StoredOrder & { ship_to: ShipToSnapshot }>(
+    `SELECT ${ORDER_COLUMNS}, o.ship_to FROM orders o WHERE o.order_number = $1`,
+    [orderNumber],
+  );
+  return rows[0];
+}
+
 /** A page of the account's orders, newest first, with the account's order count. */
 export async function listOrders(q: Queryable, accountNo: string, page: number, pageSize: number): Promise<{ orders: StoredOrder[]; total: number }> {
   const [list, count] = await Promise.all([
