@@ -69,8 +69,3 @@ export async function revokeApiKeyRow(db: Queryable, match: { id: string } | { l
   const { was_revoked: wasRevoked, ...rest } = row;
   return { row: rest, wasRevoked };
 }
-
-export async function accountExists(db: Queryable, accountNo: string): Promise<boolean> {
-  const { rows } = await db.query(`SELECT 1 FROM accounts WHERE account_no = $1`, [accountNo]);
-  return rows.length > 0;
-}

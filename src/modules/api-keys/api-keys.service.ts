@@ -1,11 +1,12 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import type { ApiKeyAuthenticator } from '../../platform/http/public-auth.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitPolicy } from '../../platform/http/rate-limit.js';
+import { accountExists } from '../customers/customers.repository.js';
 import {
   API_KEY_PREFIX, generateApiKey, hashApiKey, hashesMatch, lookupIdOfPrefix, parseApiKey,
 } from './api-keys.keys.js';
 import {
-  accountExists, findApiKeyByLookupId, insertApiKey, listApiKeyRows, revokeApiKeyRow,
+  findApiKeyByLookupId, insertApiKey, listApiKeyRows, revokeApiKeyRow,
   type ApiKeyKind, type ApiKeyRow,
 } from './api-keys.repository.js';
 
