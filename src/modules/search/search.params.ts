@@ -1,5 +1,5 @@
 import { textProblem } from '../../platform/http/formats.js';
-import { errors } from '../../platform/http/problem.js';
+import { QueryParams, readPaging } from '../../platform/http/paging.js';
 
 /**
  * The search and suggest query strings, read as decisions §5 and issue 12 describe them: unknown
@@ -38,46 +38,19 @@ export interface SuggestParams {
 
 type Query = Record<string, unknown>;
 
-interface ParamProblem { path: string; message: string }
-
-function one(query: Query, name: string, problems: ParamProblem[]): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') {
-    problems.push({ path: `/${name}`, message: 'must be given once' });
-    return undefined;
-  }
-  return value;
-}
-
-function integer(query: Query, name: string, fallback: number, max: number, problems: ParamProblem[]): number {
-  const text = one(query, name, problems);
-  if (text === undefined || text === '') return fallback;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) {
-    problems.push({ path: `/${name}`, message: `must be a whole number from 1 to ${max}; got "${text.slice(0, 40)}"` });
-    return fallback;
-  }
-  return Number(text);
-}
-
-function queryText(query: Query, problems: ParamProblem[]): string {
-  const q = one(query, 'q', problems) ?? '';
+function queryText(params: QueryParams): string {
+  const q = params.text('q') ?? '';
   const problem = textProblem(q);
-  if (problem) problems.push({ path: '/q', message: problem });
-  else if ([...q].length > MAX_QUERY_LENGTH) problems.push({ path: '/q', message: `must be at most ${MAX_QUERY_LENGTH} characters` });
+  if (problem) params.problem('q', problem);
+  else if ([...q].length > MAX_QUERY_LENGTH) params.problem('q', `must be at most ${MAX_QUERY_LENGTH} characters`);
   return q.trim();
-}
-
-function refuse(problems: ParamProblem[]): never {
-  throw errors.badRequest(`Invalid query parameter${problems.length === 1 ? '' : 's'}: ${problems.map((p) => p.path.slice(1)).join(', ')}.`, problems);
 }
 
 /** `GET /search`'s parameters, or a 400 naming every bad one. */
 export function parseSearchParams(query: Query): SearchParams {
-  const problems: ParamProblem[] = [];
-  const q = queryText(query, problems);
-  const page = integer(query, 'page', 1, MAX_PAGE, problems);
-  const pageSize = integer(query, 'pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, problems);
+  const params = new QueryParams(query);
+  const q = queryText(params);
+  const { page, pageSize } = readPaging(params, { defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, maxPage: MAX_PAGE });
   const filters: SearchParams['filters'] = {};
   for (const name of FILTERS) {
     const raw = query[name];
@@ -85,21 +58,21 @@ export function parseSearchParams(query: Query): SearchParams {
     const values = (Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === 'string');
     values.forEach((value, i) => {
       const problem = textProblem(value);
-      if (problem) problems.push({ path: `/${name}${Array.isArray(raw) ? `/${i}` : ''}`, message: problem });
+      if (problem) params.problem(Array.isArray(raw) ? `${name}/${i}` : name, problem);
     });
     const kept = [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
     if (kept.length > 0) filters[name] = kept;
   }
-  if (problems.length > 0) refuse(problems);
+  params.check();
   return { q, filters, page, pageSize };
 }
 
 /** `GET /suggest`'s parameters, or a 400 naming every bad one. */
 export function parseSuggestParams(query: Query): SuggestParams {
-  const problems: ParamProblem[] = [];
-  const q = queryText(query, problems);
-  const top = integer(query, 'top', DEFAULT_TOP, MAX_TOP, problems);
-  if (problems.length > 0) refuse(problems);
+  const params = new QueryParams(query);
+  const q = queryText(params);
+  const top = params.integer('top', DEFAULT_TOP, MAX_TOP);
+  params.check();
   return { q, top };
 }
 
@@ -112,13 +85,12 @@ export interface BrowseParams {
 
 /** `GET /products`' parameters, or a 400 naming every bad one. */
 export function parseBrowseParams(query: Query): BrowseParams {
-  const problems: ParamProblem[] = [];
-  const raw = one(query, 'category', problems);
+  const params = new QueryParams(query);
+  const raw = params.text('category');
   const problem = raw === undefined ? undefined : textProblem(raw);
-  if (problem) problems.push({ path: '/category', message: problem });
-  const page = integer(query, 'page', 1, MAX_PAGE, problems);
-  const pageSize = integer(query, 'pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, problems);
-  if (problems.length > 0) refuse(problems);
+  if (problem) params.problem('category', problem);
+  const { page, pageSize } = readPaging(params, { defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, maxPage: MAX_PAGE });
+  params.check();
   const category = raw?.trim();
   return { category: category === '' ? undefined : category, page, pageSize };
 }
