@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { publicCallerOf } from '../../platform/http/public-auth.js';
-import { CUSTOMER_HEADER_SCHEMA, ledgerPublicRoutes, PUBLIC_PROBLEMS } from '../ledger/ledger.routes.js';
+import { CUSTOMER_HEADER_SCHEMA, PUBLIC_PROBLEMS, publicCallerOf } from '../../platform/http/public-auth.js';
+import { ledgerPublicRoutes } from '../ledger/ledger.routes.js';
 import { AccountViewSchema } from './account.schemas.js';
 import { accountOverview, type AccountDeps } from './account.service.js';
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { registerBatchRoute, type BatchRouteDeps } from '../../platform/http/envelope.js';
-import { ProblemSchema } from '../../platform/http/problem.js';
-import { publicCallerOf } from '../../platform/http/public-auth.js';
+import { CUSTOMER_HEADER_SCHEMA, PUBLIC_PROBLEMS, publicCallerOf } from '../../platform/http/public-auth.js';
 import { LedgerPageSchema, LedgerQuerySchema } from './ledger.schemas.js';
 import { accountLedgerPage, ledgerEntryBatch, parseLedgerParams, type LedgerReadDeps } from './ledger.service.js';
 
@@ -11,13 +10,6 @@ export async function ledgerIntegrationRoutes(app: FastifyInstance, deps: BatchR
     tags: ['integration'],
   });
 }
-
-export const PUBLIC_PROBLEMS = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
-
-export const CUSTOMER_HEADER_SCHEMA = {
-  type: 'object',
-  properties: { 'x-customer-no': { type: 'string', description: 'The account to answer for; required with an integrator key, ignored with a customer key' } },
-};
 
 /**
  * GET /account/ledger inside the public scope (API key + rate limit). The query string is read by

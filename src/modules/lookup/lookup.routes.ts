@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { publicCallerOf } from '../../platform/http/public-auth.js';
-import { ProblemSchema } from '../../platform/http/problem.js';
+import { CUSTOMER_HEADER_SCHEMA, PUBLIC_PROBLEMS, publicCallerOf } from '../../platform/http/public-auth.js';
 import { ByEanBodySchema, BySkuBodySchema, LookupResponseSchema } from './lookup.schemas.js';
 import { lookupAnswer, parseLookupKeys, type LookupDeps, type LookupKind } from './lookup.service.js';
 
@@ -8,7 +7,7 @@ export type LookupRouteDeps = LookupDeps;
 
 const RESPONSES = {
   200: LookupResponseSchema,
-  400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema,
+  ...PUBLIC_PROBLEMS,
 };
 
 /** Fastify's own content type for a serialised JSON reply. */
@@ -26,10 +25,7 @@ export async function lookupRoutes(app: FastifyInstance, deps: LookupRouteDeps):
         summary,
         tags: ['public'],
         security: [{ publicApiKey: [] }],
-        headers: {
-          type: 'object',
-          properties: { 'x-customer-no': { type: 'string', description: 'The account to price for; required with an integrator key, ignored with a customer key' } },
-        },
+        headers: CUSTOMER_HEADER_SCHEMA,
         body,
         response: RESPONSES,
       },

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { registerBatchRoute, type BatchRouteDeps } from '../../platform/http/envelope.js';
 import { parsePaging } from '../../platform/http/paging.js';
 import { ProblemSchema } from '../../platform/http/problem.js';
-import { publicCallerOf } from '../../platform/http/public-auth.js';
+import { CUSTOMER_HEADER_SCHEMA, PUBLIC_PROBLEMS, publicCallerOf } from '../../platform/http/public-auth.js';
 import { orderLineUpdateBatch } from './order-line-updates.service.js';
 import {
   MAX_ORDER_PAGE, ORDER_PAGE_SIZE, OrderBodySchema, OrderListQuerySchema, OrderListSchema, OrderSchema, QuoteBodySchema, QuoteSchema,
@@ -11,9 +11,6 @@ import {
 import { getOrder, listAccountOrders, placeOrder, type OrderDeps } from './orders.service.js';
 import { quoteBasket } from './quote.service.js';
 
-const PROBLEMS = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
-
-const CUSTOMER_HEADER = { type: 'object', properties: { 'x-customer-no': { type: 'string', description: 'The account; required with an integrator key, ignored with a customer key' } } };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -27,9 +24,9 @@ export async function ordersRoutes(app: FastifyInstance, deps: OrderDeps): Promi
       summary: 'Price a basket: net prices at each quantity, availability, tax per line, freight and totals',
       tags: ['public'],
       security: [{ publicApiKey: [] }],
-      headers: CUSTOMER_HEADER,
+      headers: CUSTOMER_HEADER_SCHEMA,
       body: QuoteBodySchema,
-      response: { 200: QuoteSchema, 422: ProblemSchema, ...PROBLEMS },
+      response: { 200: QuoteSchema, 422: ProblemSchema, ...PUBLIC_PROBLEMS },
     },
     ...noValidation,
   }, async (request) => quoteBasket(deps, publicCallerOf(request).accountNo, request.body));
@@ -42,12 +39,12 @@ export async function ordersRoutes(app: FastifyInstance, deps: OrderDeps): Promi
       headers: {
         type: 'object',
         properties: {
-          ...CUSTOMER_HEADER.properties,
+          ...CUSTOMER_HEADER_SCHEMA.properties,
           'idempotency-key': { type: 'string', description: '1 to 255 visible ASCII characters; the same key and body within 24 hours returns the first answer and places nothing' },
         },
       },
       body: OrderBodySchema,
-      response: { 201: OrderSchema, 403: ProblemSchema, 422: ProblemSchema, ...PROBLEMS },
+      response: { 201: OrderSchema, 403: ProblemSchema, 422: ProblemSchema, ...PUBLIC_PROBLEMS },
     },
     ...noValidation,
   }, async (request, reply) => {
@@ -63,9 +60,9 @@ export async function ordersRoutes(app: FastifyInstance, deps: OrderDeps): Promi
       summary: 'An order of the account with its lines, derived statuses, charges, totals and ERP hand-off state',
       tags: ['public'],
       security: [{ publicApiKey: [] }],
-      headers: CUSTOMER_HEADER,
+      headers: CUSTOMER_HEADER_SCHEMA,
       params: Type.Object({ orderNumber: Type.String() }),
-      response: { 200: OrderSchema, ...PROBLEMS },
+      response: { 200: OrderSchema, ...PUBLIC_PROBLEMS },
     },
     ...noValidation,
   }, async (request) => getOrder(deps, publicCallerOf(request).accountNo, (request.params as { orderNumber: string }).orderNumber));
@@ -75,9 +72,9 @@ export async function ordersRoutes(app: FastifyInstance, deps: OrderDeps): Promi
       summary: 'The account\'s orders, newest first, with derived statuses',
       tags: ['public'],
       security: [{ publicApiKey: [] }],
-      headers: CUSTOMER_HEADER,
+      headers: CUSTOMER_HEADER_SCHEMA,
       querystring: OrderListQuerySchema,
-      response: { 200: OrderListSchema, ...PROBLEMS },
+      response: { 200: OrderListSchema, ...PUBLIC_PROBLEMS },
     },
     ...noValidation,
   }, async (request) => {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
-import { publicCallerOf } from '../../platform/http/public-auth.js';
-import { ProblemSchema } from '../../platform/http/problem.js';
+import { CUSTOMER_HEADER_SCHEMA, PUBLIC_PROBLEMS, publicCallerOf } from '../../platform/http/public-auth.js';
 import { parseBrowseParams, parseSearchParams, parseSuggestParams } from './search.params.js';
 import {
   BrowseQuerySchema, BrowseResponseSchema, SearchQuerySchema, SearchResponseSchema, SuggestQuerySchema, SuggestResponseSchema,
@@ -9,12 +8,6 @@ import {
 import type { SerializeAnswer } from './search.cache.js';
 import { browse, search, suggest, type SearchDeps } from './search.service.js';
 
-const PROBLEMS = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
-
-const CUSTOMER_HEADER_SCHEMA = {
-  type: 'object',
-  properties: { 'x-customer-no': { type: 'string', description: 'The account to answer for; required with an integrator key, ignored with a customer key' } },
-};
 
 /**
  * GET /search, /suggest and /products inside the public scope (API key + rate limit). The query
@@ -36,7 +29,7 @@ export async function searchRoutes(app: FastifyInstance, deps: SearchDeps): Prom
         security: [{ publicApiKey: [] }],
         headers: CUSTOMER_HEADER_SCHEMA,
         querystring: schemas.querystring,
-        response: { 200: schemas.response, ...PROBLEMS },
+        response: { 200: schemas.response, ...PUBLIC_PROBLEMS },
       },
       validatorCompiler: () => (value: unknown) => ({ value }),
     }, async (request, reply) => {

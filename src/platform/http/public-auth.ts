@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { textProblem } from './formats.js';
-import { AppError, errors } from './problem.js';
+import { AppError, errors, ProblemSchema } from './problem.js';
 import { installRateLimit, type RateLimitPolicy, type RateLimiter } from './rate-limit.js';
 
 /**
@@ -15,6 +15,15 @@ import { installRateLimit, type RateLimitPolicy, type RateLimiter } from './rate
 export const API_KEY_HEADER = 'x-api-key';
 export const CUSTOMER_HEADER = 'x-customer-no';
 const CHALLENGE = 'ApiKey realm="portway-public"';
+
+/** The problems every public route may answer (its 200 and any other status are its own). */
+export const PUBLIC_PROBLEMS = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema, 503: ProblemSchema };
+
+/** The headers schema of a public route: the account it acts for. */
+export const CUSTOMER_HEADER_SCHEMA = {
+  type: 'object',
+  properties: { [CUSTOMER_HEADER]: { type: 'string', description: 'The account to act for; required with an integrator key, ignored with a customer key' } },
+};
 
 export type ApiKeyKind = 'integrator' | 'customer';
 
