@@ -31,6 +31,7 @@ import { ledgerIntegrationRoutes } from './modules/ledger/ledger.routes.js';
 import { pricingIntegrationRoutes } from './modules/pricing/pricing.routes.js';
 import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
 import { ordersIntegrationRoutes, ordersRoutes } from './modules/orders/orders.routes.js';
+import { QuotePriceCache } from './modules/orders/quote-price-cache.js';
 import { TradingReferenceCache } from './modules/orders/reference-cache.js';
 import { indexStatus } from './modules/search/search.repository.js';
 
@@ -141,6 +142,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const lookupProductCache = new LookupProductCache(deps.config.lookupCacheMaxMb);
   // Freight and tax reference data of the destinations and tax keys quoted, one copy per process, checked against their version on each quote.
   const tradingReference = new TradingReferenceCache(deps.pool);
+  // Quote line prices of the accounts, SKUs and quantities quoted, one copy per process, checked against the rules and product on each line.
+  const quotePrices = new QuotePriceCache();
   // Search and suggest answers, one set per process, reused while the index and the account are unchanged.
   const searchAnswers = new SearchAnswerCache(deps.config.searchCacheMaxMb);
   // One limiter per process, shared by every public scope; counters in Redis when REDIS_URL is set.
@@ -152,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await searchRoutes(publicApi, { pool: deps.pool, answers: searchAnswers });
     await accountRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, siteTimeZone: deps.config.siteTimeZone, now: deps.now });
     await ordersRoutes(publicApi, {
-      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, reference: tradingReference, now: deps.now,
+      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, prices: quotePrices, reference: tradingReference, now: deps.now,
     });
   }, { prefix: '/api/public/v1' });
 

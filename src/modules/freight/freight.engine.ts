@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { Dec, toUnits, unitsOf } from '../../platform/decimal.js';
 
 /**
@@ -178,11 +179,9 @@ export function quoteFreight(input: FreightInput): Shipping {
   const quoted = { method, agentCode, serviceCode, routingId: route.id };
 
   const hasWeightBands = rates.some((rate) => rate.minWeight !== null || rate.maxWeight !== null);
-  const packageTypes = input.data.packageTypes
-    .filter((type) => type.freightCost !== null && normaliseCountry(type.countryRegionCode) === country)
-    .sort(byId);
-  if (!hasWeightBands && packageTypes.length > 0) {
-    const packed = packConsignment(input.items, packageTypes);
+  const packageTypes = packageTypesOf(input.data, country);
+  if (!hasWeightBands && packageTypes.types.length > 0) {
+    const packed = packedConsignment(input.items, packageTypes);
     if ('unpackable' in packed) {
       return { status: 'Unshippable', reason: unpackableReason(packed.unpackable, packed.boxes, country), weight: fixed(weight), value: fixed(value) };
     }
@@ -369,6 +368,59 @@ interface Group {
 }
 
 type Packed = { packages: PackageCharge[] } | { unpackable: Unit[]; boxes: Box[] };
+
+/** A destination's package types that charge (a freightCost), by id, and their measures as one key. */
+interface CountryPackageTypes {
+  readonly types: readonly PackageType[];
+  /** Everything of the types packing reads. */
+  readonly key: string;
+}
+
+/** Per data set (one object per destination, kept by the reference cache) and country. */
+const packageTypesByData = new WeakMap<FreightData, Map<string, CountryPackageTypes>>();
+
+function packageTypesOf(data: FreightData, country: string): CountryPackageTypes {
+  let byCountry = packageTypesByData.get(data);
+  if (byCountry === undefined) {
+    byCountry = new Map();
+    packageTypesByData.set(data, byCountry);
+  }
+  let found = byCountry.get(country);
+  if (found === undefined) {
+    const types = data.packageTypes
+      .filter((type) => type.freightCost !== null && normaliseCountry(type.countryRegionCode) === country)
+      .sort(byId);
+    const key = JSON.stringify(types.map((t) => [t.id, t.description, t.length, t.width, t.height, t.weight, t.freightCost]));
+    found = { types, key };
+    byCountry.set(country, found);
+  }
+  return found;
+}
+
+/**
+ * Packings already worked out, by package types and items (`packingKey`): a buyer quotes the same
+ * basket again and again, and the packing is the costliest part of its freight. A packing depends on
+ * nothing else (not the instant, nor the value), and its answer is never changed once made.
+ */
+const packings = new LRUCache<string, Packed>({ max: 10_000 });
+
+/** Everything of the items packing reads, in order. */
+function packingKey(items: readonly ConsignmentItem[], types: CountryPackageTypes): string {
+  let key = types.key;
+  for (const i of items) key += `\u0000${i.sku}\u0001${i.quantity}\u0001${i.weight}\u0001${i.length}\u0001${i.width}\u0001${i.height}`;
+  return key;
+}
+
+/** `packConsignment`, kept. */
+function packedConsignment(items: readonly ConsignmentItem[], types: CountryPackageTypes): Packed {
+  const key = packingKey(items, types);
+  let packed = packings.get(key);
+  if (packed === undefined) {
+    packed = packConsignment(items, types.types);
+    packings.set(key, packed);
+  }
+  return packed;
+}
 
 function packConsignment(items: readonly ConsignmentItem[], types: readonly PackageType[]): Packed {
   const lengthScale = scaleOf(items.flatMap((i) => [i.length, i.width, i.height]).concat(types.flatMap((p) => [p.length, p.width, p.height])));

@@ -6,9 +6,10 @@ import { compileItemValidator } from '../../platform/http/item-validator.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import { quoteFreight, type Shipping } from '../freight/freight.engine.js';
 import { decodeStock, type Stock } from '../inventory/stock.js';
-import type { NetPrice, PricingAccount, PricingProduct } from '../pricing/pricing.engine.js';
+import type { PricingAccount } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
+import type { QuotePriceCache } from './quote-price-cache.js';
 import type { TradingReferenceCache } from './reference-cache.js';
 import { findBasket, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
 import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine, type Totals } from './orders.schemas.js';
@@ -28,6 +29,8 @@ export interface QuoteDeps {
   /** IANA zone whose calendar date picks the tax rates in effect (SITE_TIME_ZONE). */
   timeZone: string;
   rules: PriceRuleCache;
+  /** Line prices kept across quotes, checked against the rule set, product and instant on every line. */
+  prices: QuotePriceCache;
   /** Freight and tax reference data kept per destination and tax keys, checked against their version on every quote. */
   reference: TradingReferenceCache;
   now?: () => Date;
@@ -179,17 +182,7 @@ export async function priceBasket(
 
   const day = siteDay(at, deps.timeZone);
   const taxOf = taxResolver({ account: taxAccount, shipTo: taxShipTo, day, data: taxData });
-  const pricing = pricingAccount(account);
-  // One explainer per quantity: products of one item discount group share its rules' winners.
-  const explainers = new Map<number, (product: PricingProduct) => NetPrice>();
-  const explain = (quantity: number) => {
-    let explainer = explainers.get(quantity);
-    if (explainer === undefined) {
-      explainer = ruleSet.index.explainer(pricing, at, quantity);
-      explainers.set(quantity, explainer);
-    }
-    return explainer;
-  };
+  const priceOf = deps.prices.pricer(pricingAccount(account), ruleSet, at);
   const stock = new StockLedger();
   const blockers: Array<{ path: string; message: string }> = [];
   if (account.status !== 'Active') blockers.push({ path: '', message: notActive(account) });
@@ -201,7 +194,7 @@ export async function priceBasket(
     const pricingProduct = {
       sku: product.sku, masterProductNo: product.master_product_no, itemDiscountGroup: product.item_discount_group, unitPrice: product.unit_price,
     };
-    const price = explain(line.quantity)(pricingProduct);
+    const price = priceOf(pricingProduct, line.quantity);
     const lineUnits = price.unitPrice === null ? null : toUnits(price.unitPrice, SCALE) * BigInt(line.quantity);
     const lineAmount = lineUnits === null ? null : money(lineUnits);
     if (lineAmount === null) blockers.push({ path: `/lines/${i}`, message: `Line ${i + 1} (SKU ${line.sku}) has no price for account ${account.account_no}.` });

@@ -123,6 +123,12 @@ export interface PricedUnit {
   readonly window: StableWindow;
 }
 
+/** A whole `NetPrice` with the window it holds in (`stableWindow` of the rules it was chosen from). */
+export interface ExplainedPrice {
+  readonly price: NetPrice;
+  readonly window: StableWindow;
+}
+
 /** A rule list grouped by target and source; `forAccount` fixes the account once for a batch of products. */
 export interface RuleIndex {
   /** The rules aimed at a product (its sku, effective master or item discount group) from this account's sources. */
@@ -135,7 +141,7 @@ export interface RuleIndex {
    */
   pricer(account: PricingAccount, at: Date, quantity: number): (product: PricingProduct) => PricedUnit;
   /** As `pricer`, answering the whole `NetPrice` (which rules set the price and discount): what a quote line shows. */
-  explainer(account: PricingAccount, at: Date, quantity: number): (product: PricingProduct) => NetPrice;
+  explainer(account: PricingAccount, at: Date, quantity: number): (product: PricingProduct) => ExplainedPrice;
 }
 
 /**
@@ -213,7 +219,10 @@ export function indexRules(rules: readonly PriceRule[]): RuleIndex {
     },
     explainer(account, at, quantity) {
       const tally = tallies(account, at, quantity);
-      return (product) => priceOf(product, tally(product));
+      return (product) => {
+        const winners = tally(product);
+        return { price: priceOf(product, winners), window: winners.window() };
+      };
     },
   };
 }

@@ -398,6 +398,34 @@ describe('quoteFreight: per-package charging', () => {
     assert.deepEqual([s.basis, s.amount], ['PerPackage', '16.0000']);
   });
 
+  it('packs again (packings are kept) whenever anything packing reads of a type or an item differs', () => {
+    const base: Case = { rates: valueOnly, packageTypes: [SMALL, LARGE], items: [cube('CUBE', 12), item('BAG', 3, { weight: '2' })] };
+    const first = packed(base);
+    assert.deepEqual(first, [{ LARGE: 1, SMALL: 1 }, '25.0000']);
+    const variants: Array<[string, Case, [Record<string, number>, string]]> = [
+      ['a dearer type', { packageTypes: [SMALL, { ...LARGE, freightCost: '30' }] }, [{ LARGE: 1, SMALL: 1 }, '35.0000']],
+      ['a type renamed', { packageTypes: [SMALL, { ...LARGE, id: 'LARGE-2' }] }, [{ 'LARGE-2': 1, SMALL: 1 }, '25.0000']],
+      // 4 cubes a package, so 3 packages, none of which a small one holds.
+      ['a smaller type', { packageTypes: [SMALL, { ...LARGE, height: '10' }] }, [{ LARGE: 3 }, '60.0000']],
+      // One 2 kg bag in each large package; the third bag opens a small one.
+      ['a weight limit', { packageTypes: [SMALL, { ...LARGE, weight: '3' }] }, [{ LARGE: 1, SMALL: 2 }, '30.0000']],
+      ['more units', { items: [cube('CUBE', 21), item('BAG', 3, { weight: '2' })] }, [{ LARGE: 2, SMALL: 1 }, '45.0000']],
+      // 12 cm cubes fit no small package and 5 to a large one.
+      ['a larger unit', { items: [cube('CUBE', 12, '12'), item('BAG', 3, { weight: '2' })] }, [{ LARGE: 3 }, '60.0000']],
+      // The bags (larger than a cube) go first into a large package, which takes 4 cubes besides; the other 8 fill another.
+      ['a unit with dimensions', { items: [cube('CUBE', 12), item('BAG', 3, { weight: '2', length: '20', width: '20', height: '5' })] }, [{ LARGE: 2 }, '40.0000']],
+    ];
+    for (const [why, change, expected] of variants) {
+      assert.deepEqual(packed({ ...base, ...change }), expected, why);
+      assert.deepEqual(packed(base), first, `${why}, then the first basket again`);
+    }
+    // Another SKU with the same measures packs the same, and an unpackable one is named by its own SKU.
+    assert.deepEqual(packed({ ...base, items: [cube('CUBE-2', 12), item('BAG', 3, { weight: '2' })] }), first);
+    const tooBig = (sku: string) => quote({ rates: valueOnly, packageTypes: [SMALL], items: [cube(sku, 1, '30')] });
+    assertReason(tooBig('HUGE-1'), 'Unshippable', ['Item HUGE-1']);
+    assertReason(tooBig('HUGE-2'), 'Unshippable', ['Item HUGE-2']);
+  });
+
   it('uses the rates when no package type of the country is usable', () => {
     assert.equal(outcome(quote({ rates: valueOnly, packageTypes: [pkg('NO-COST', { freightCost: null })] })), 'VALUE-ONLY 99.0000');
     assert.equal(outcome(quote({ rates: valueOnly, packageTypes: [] })), 'VALUE-ONLY 99.0000');
