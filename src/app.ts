@@ -33,6 +33,7 @@ import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
 import { ordersIntegrationRoutes, ordersRoutes } from './modules/orders/orders.routes.js';
 import { QuotePriceCache } from './modules/orders/quote-price-cache.js';
 import { TradingReferenceCache } from './modules/orders/reference-cache.js';
+import { portalNotFound, portalPlugin } from './portal/portal.plugin.js';
 import { indexStatus } from './modules/search/search.repository.js';
 
 export interface AppDeps {
@@ -66,7 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header(CORRELATION_HEADER, request.id);
   });
   installProtocolProblems(app);
-  installProblemHandlers(app);
+  installProblemHandlers(app, { notFoundPage: portalNotFound });
   installJsonBodyParser(app);
   installHttpMetrics(app, metrics);
   installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
@@ -158,6 +159,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, prices: quotePrices, reference: tradingReference, now: deps.now,
     });
   }, { prefix: '/api/public/v1' });
+
+  // The buyer portal's pages at the root (/sign-in, /invitations/…, /assets/…); hidden from the OpenAPI document.
+  await portalPlugin(app, { config: deps.config, pool: deps.pool, rateLimiter });
 
   return app;
 }

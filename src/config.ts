@@ -34,6 +34,8 @@ const EnvSchema = Type.Object({
   ERP_RETRY_MAX_MS: Type.Integer({ minimum: 100, maximum: 86_400_000, default: 3_600_000 }),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Portway <no-reply@portway.invalid>' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  PORTAL_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 5, maximum: 43_200, default: 720 }),
+  PORTAL_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 8_760, default: 168 }),
   WORKER_IN_PROCESS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 50, default: 2 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 20_000 }),
@@ -95,6 +97,11 @@ export interface Config {
   readonly mailFrom: string;
   /** Base URL people open (invitation links); defaults to http://localhost:PORT. */
   readonly publicUrl: string;
+  /**
+   * Buyer portal sessions (src/portal): a session ends after `idleMinutes` without a request, and
+   * `maxHours` after sign-in whatever the activity.
+   */
+  readonly portalSession: { readonly idleMinutes: number; readonly maxHours: number };
   readonly worker: { readonly inProcess: boolean; readonly concurrency: number };
   /** How long a SIGTERM/SIGINT shutdown may take before the process exits anyway (code 1). */
   readonly shutdownGraceMs: number;
@@ -197,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     erp: Object.freeze({ url: e.ERP_URL, timeoutMs: e.ERP_TIMEOUT_MS, retryBaseMs: e.ERP_RETRY_BASE_MS, retryMaxMs: e.ERP_RETRY_MAX_MS }),
     mailFrom: e.MAIL_FROM,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    portalSession: Object.freeze({ idleMinutes: e.PORTAL_SESSION_IDLE_MINUTES, maxHours: e.PORTAL_SESSION_MAX_HOURS }),
     worker: Object.freeze({ inProcess: e.WORKER_IN_PROCESS === 'true', concurrency: e.WORKER_CONCURRENCY }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,

@@ -9,10 +9,11 @@ import { createLogger } from './platform/logger.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/provision-user.job.js';
 import { erpClientOf, type ErpClient } from './modules/orders/erp.client.js';
+import { passwordReset, passwordResetHandler } from './modules/users/password-reset.job.js';
 import { erpHandoff, erpHandoffHandler } from './modules/orders/erp-handoff.job.js';
 
 /** Every job type the service enqueues; the worker refuses to start if one lacks a handler. */
-export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff];
+export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff, passwordReset];
 
 export interface JobDeps {
   database: Database;
@@ -33,6 +34,7 @@ export function jobHandlers(deps: JobDeps): JobHandler[] {
       retryBaseMs: erp.retryBaseMs,
       retryMaxMs: erp.retryMaxMs,
     }),
+    passwordResetHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
   ];
 }
 

@@ -96,7 +96,15 @@ function toAppError(error: FastifyError | AppError | Error): AppError {
  * Installs the one error handler and the not-found handler. A path that exists under another
  * method answers 405 with `Allow`, not 404, so a client learns what it got wrong.
  */
-export function installProblemHandlers(app: FastifyInstance): void {
+export interface ProblemHandlerOptions {
+  /**
+   * Answers a 404 another way (the portal's HTML page for a browser) or returns undefined to leave
+   * it to the problem+json answer. Platform code does not know the portal; app.ts hands it in.
+   */
+  notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+}
+
+export function installProblemHandlers(app: FastifyInstance, options: ProblemHandlerOptions = {}): void {
   const routes = new Map<string, Set<string>>();
   const matchers: Array<{ regex: RegExp; methods: Set<string> }> = [];
   app.addHook('onRoute', (route) => {
@@ -129,6 +137,6 @@ export function installProblemHandlers(app: FastifyInstance): void {
         `${request.method} is not supported on ${path}; use ${allow}.`, { allow },
       ));
     }
-    return sendProblem(request, reply, errors.notFound(`No resource at ${path}.`));
+    return options.notFoundPage?.(request, reply) ?? sendProblem(request, reply, errors.notFound(`No resource at ${path}.`));
   });
 }

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from 'typebox';
+import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
+import { defineHandler, enqueue, type JobHandler, type JobType } from '../../platform/jobs/job.js';
+import type { Mailer } from '../../platform/mail.js';
+import { tokenHash } from './tokens.js';
+
+/**
+ * Mails a password reset link. Enqueued in the transaction that records the request, so the
+ * "forgot password" page answers at once and alike for known and unknown emails (no mail server
+ * time to tell them apart), and a mail server that is down only delays the link.
+ */
+export const passwordReset = {
+  name: 'users.password-reset',
+  version: 1,
+  payload: Type.Object({ v: Type.Literal(1), resetId: Type.String({ pattern: '^[0-9]+$' }) }),
+  maxAttempts: 10,
+  jobKey: (p: { resetId: string }) => `users.password-reset:${p.resetId}`,
+} satisfies JobType;
+
+export const RESET_VALIDITY_MINUTES = 60;
+
+export const passwordResetMailId = (resetId: string) => `password-reset-${resetId}`;
+
+export async function enqueuePasswordReset(tx: Queryable, resetId: string): Promise<void> {
+  await enqueue(tx, passwordReset, [{ resetId }]);
+}
+
+export interface PasswordResetDeps {
+  pool: Pool;
+  mailer: Mailer;
+  publicUrl: string;
+}
+
+/** As the invitation job: a fresh token per send attempt (only its hash is stored), one mail per request. */
+export function passwordResetHandler(deps: PasswordResetDeps): JobHandler {
+  return defineHandler(passwordReset, async (payload, { logger }) => {
+    const reset = await withTransaction(deps.pool, async (tx) => {
+      const { rows } = await tx.query<{ id: string; email: string; name: string; sent_at: string | null; used_at: string | null }>(
+        `SELECT r.id::text, u.email, u.name, r.sent_at, r.used_at
+         FROM password_resets r JOIN users u ON u.id = r.user_id WHERE r.id = $1 FOR UPDATE OF r`,
+        [payload.resetId],
+      );
+      const row = rows[0];
+      return row && !row.sent_at && !row.used_at ? row : undefined;
+    });
+    if (!reset) return;
+    const mailId = passwordResetMailId(reset.id);
+    if (!(await deps.mailer.alreadySent(mailId))) {
+      const token = randomBytes(32).toString('base64url');
+      await deps.pool.query(
+        `UPDATE password_resets SET token_hash = $2, expires_at = now() + make_interval(mins => $3) WHERE id = $1`,
+        [reset.id, tokenHash(token), RESET_VALIDITY_MINUTES],
+      );
+      await deps.mailer.send({
+        id: mailId,
+        to: reset.email,
+        subject: 'Reset your Portway password',
+        text: [
+          `Hello ${reset.name},`,
+          '',
+          'Someone asked to reset the password of your Portway account. If it was you, choose a new password here',
+          `(the link works once, for ${RESET_VALIDITY_MINUTES} minutes):`,
+          `${deps.publicUrl}/reset-password/${token}`,
+          '',
+          'If it was not you, ignore this mail: your password stays as it is.',
+        ].join('\n'),
+      });
+    }
+    await deps.pool.query('UPDATE password_resets SET sent_at = now() WHERE id = $1 AND sent_at IS NULL', [reset.id]);
+    logger.info({ resetId: reset.id }, 'password reset mail sent');
+  });
+}

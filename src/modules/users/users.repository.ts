@@ -1,0 +1,95 @@
+import type { Queryable } from '../../platform/db/pool.js';
+
+/** SQL for portal users' credentials: passwords, invitations accepted, password resets. */
+
+export interface InvitationRow {
+  request_id: string;
+  account_no: string;
+  account_name: string;
+  email: string;
+  user_id: string | null;
+  expired: boolean;
+  accepted: boolean;
+  has_password: boolean;
+}
+
+export async function findInvitation(db: Queryable, tokenHash: Buffer, lock = false): Promise<InvitationRow | undefined> {
+  const { rows } = await db.query<InvitationRow>(
+    `SELECT r.id::text AS request_id, r.account_no, a.name AS account_name, COALESCE(u.email, r.email) AS email, r.user_id,
+            r.invitation_expires_at <= now() AS expired, r.invitation_accepted_at IS NOT NULL AS accepted,
+            u.password_hash IS NOT NULL AS has_password
+     FROM provisioning_requests r
+     JOIN accounts a USING (account_no)
+     LEFT JOIN users u ON u.id = r.user_id
+     WHERE r.invitation_token_hash = $1
+     ${lock ? 'FOR UPDATE OF r' : ''}`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+export async function markInvitationAccepted(db: Queryable, requestId: string): Promise<void> {
+  await db.query('UPDATE provisioning_requests SET invitation_accepted_at = now() WHERE id = $1', [requestId]);
+}
+
+/** Sets a user's password and ends every session of theirs, in the caller's transaction. */
+export async function setPassword(db: Queryable, userId: string, passwordHash: string): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $2, password_changed_at = now() WHERE id = $1', [userId, passwordHash]);
+  await db.query('DELETE FROM portal_sessions WHERE user_id = $1', [userId]);
+}
+
+export interface UserCredentials { id: string; email: string; password_hash: string | null }
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserCredentials | undefined> {
+  const { rows } = await db.query<UserCredentials>(
+    'SELECT id, email, password_hash FROM users WHERE lower(email) = lower($1)',
+    [email],
+  );
+  return rows[0];
+}
+
+export interface LinkedAccount { accountNo: string; accountName: string }
+
+/** The accounts a user is linked to that exist, by account number. */
+export async function accountsOfUser(db: Queryable, userId: string): Promise<LinkedAccount[]> {
+  const { rows } = await db.query<LinkedAccount>(
+    `SELECT a.account_no AS "accountNo", a.name AS "accountName"
+     FROM user_accounts ua JOIN accounts a USING (account_no)
+     WHERE ua.user_id = $1 ORDER BY a.account_no`,
+    [userId],
+  );
+  return rows;
+}
+
+export async function insertPasswordReset(db: Queryable, userId: string): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    'INSERT INTO password_resets (user_id) VALUES ($1) RETURNING id::text',
+    [userId],
+  );
+  return rows[0]?.id as string;
+}
+
+export interface ResetRow {
+  id: string;
+  user_id: string;
+  email: string;
+  name: string;
+  expired: boolean;
+  used: boolean;
+}
+
+export async function findPasswordReset(db: Queryable, tokenHash: Buffer, lock = false): Promise<ResetRow | undefined> {
+  const { rows } = await db.query<ResetRow>(
+    `SELECT r.id::text, r.user_id, u.email, u.name, r.expires_at <= now() AS expired, r.used_at IS NOT NULL AS used
+     FROM password_resets r JOIN users u ON u.id = r.user_id
+     WHERE r.token_hash = $1
+     ${lock ? 'FOR UPDATE OF r' : ''}`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+/** Uses this reset link and every other unused one of the user: a new password makes older links pointless. */
+export async function markResetsUsed(db: Queryable, userId: string): Promise<void> {
+  await db.query('UPDATE password_resets SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [userId]);
+}

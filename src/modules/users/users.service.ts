@@ -1,0 +1,150 @@
+import { withTransaction, type Pool } from '../../platform/db/pool.js';
+import { checkNewPassword, hashPassword, verifyPassword, type FieldError } from './passwords.js';
+import { enqueuePasswordReset } from './password-reset.job.js';
+import {
+  accountsOfUser, findInvitation, findPasswordReset, findUserByEmail, insertPasswordReset, markInvitationAccepted,
+  markResetsUsed, setPassword, type LinkedAccount,
+} from './users.repository.js';
+import { deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession } from './sessions.repository.js';
+import { isTokenShaped, newToken, tokenHash } from './tokens.js';
+
+export type { FieldError, LinkedAccount };
+
+/** Why a mailed link (invitation or reset) cannot be used; the pages say each in words. */
+export type LinkState = 'unknown' | 'expired' | 'used';
+
+export type Invitation =
+  | { state: 'valid'; email: string; accountNo: string; accountName: string }
+  | { state: LinkState };
+
+export type PasswordChange =
+  | { outcome: 'changed'; userId: string; accountNo?: string }
+  | { outcome: 'invalid'; errors: FieldError[] }
+  | { outcome: 'refused'; state: LinkState };
+
+export interface SessionLifetimes { idleMinutes: number; maxAgeMinutes: number }
+
+export interface Buyer {
+  userId: string;
+  email: string;
+  name: string;
+  /** Null while a user linked to several accounts has not chosen one, or the account is no longer theirs. */
+  accountNo: string | null;
+  accountName: string | null;
+}
+
+/**
+ * Portal users' credentials and sessions: invitations accepted, sign-in, password resets. Holds
+ * the rules (single use, expiry, password length, sessions ended on a password change); the portal
+ * only turns them into pages and cookies.
+ */
+export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
+  async function invitation(token: string): Promise<Invitation> {
+    if (!isTokenShaped(token)) return { state: 'unknown' };
+    const row = await findInvitation(pool, tokenHash(token));
+    if (!row || !row.user_id) return { state: 'unknown' };
+    if (row.accepted) return { state: 'used' };
+    if (row.expired) return { state: 'expired' };
+    return { state: 'valid', email: row.email, accountNo: row.account_no, accountName: row.account_name };
+  }
+
+  /**
+   * Accepting sets (or replaces) the password: the link reached the address, as a reset link does,
+   * so it is as strong a proof; like a reset, it ends the user's other sessions.
+   */
+  async function acceptInvitation(token: string, password: string, confirmation: string): Promise<PasswordChange> {
+    const errors = checkNewPassword(password, confirmation);
+    if (errors.length > 0) return { outcome: 'invalid', errors };
+    if (!isTokenShaped(token)) return { outcome: 'refused', state: 'unknown' };
+    // Hashed before the transaction: the row lock is not held for the hash's 20-odd milliseconds.
+    const passwordHash = await hashPassword(password);
+    return withTransaction(pool, async (tx): Promise<PasswordChange> => {
+      const row = await findInvitation(tx, tokenHash(token), true);
+      if (!row || !row.user_id) return { outcome: 'refused', state: 'unknown' };
+      if (row.accepted) return { outcome: 'refused', state: 'used' };
+      if (row.expired) return { outcome: 'refused', state: 'expired' };
+      await setPassword(tx, row.user_id, passwordHash);
+      await markInvitationAccepted(tx, row.request_id);
+      return { outcome: 'changed', userId: row.user_id, accountNo: row.account_no };
+    });
+  }
+
+  /** The user whose email and password these are, or undefined; as slow for an unknown email as for a wrong password. */
+  async function authenticate(email: string, password: string): Promise<{ userId: string } | undefined> {
+    const user = email.length <= 254 ? await findUserByEmail(pool, email) : undefined;
+    const ok = await verifyPassword(user?.password_hash, password);
+    return ok && user ? { userId: user.id } : undefined;
+  }
+
+  /** Records a reset and queues its mail for a known email; does nothing, visibly the same, for an unknown one. */
+  async function requestPasswordReset(email: string): Promise<void> {
+    if (email.length > 254) return;
+    await withTransaction(pool, async (tx) => {
+      const user = await findUserByEmail(tx, email);
+      if (!user) return;
+      const resetId = await insertPasswordReset(tx, user.id);
+      await enqueuePasswordReset(tx, resetId);
+    });
+  }
+
+  async function passwordReset(token: string): Promise<{ state: 'valid'; email: string } | { state: LinkState }> {
+    if (!isTokenShaped(token)) return { state: 'unknown' };
+    const row = await findPasswordReset(pool, tokenHash(token));
+    if (!row) return { state: 'unknown' };
+    if (row.used) return { state: 'used' };
+    if (row.expired) return { state: 'expired' };
+    return { state: 'valid', email: row.email };
+  }
+
+  /** Sets the new password, uses every open reset link of the user and ends all their sessions. */
+  async function resetPassword(token: string, password: string, confirmation: string): Promise<PasswordChange> {
+    const errors = checkNewPassword(password, confirmation);
+    if (errors.length > 0) return { outcome: 'invalid', errors };
+    if (!isTokenShaped(token)) return { outcome: 'refused', state: 'unknown' };
+    const passwordHash = await hashPassword(password);
+    return withTransaction(pool, async (tx): Promise<PasswordChange> => {
+      const row = await findPasswordReset(tx, tokenHash(token), true);
+      if (!row) return { outcome: 'refused', state: 'unknown' };
+      if (row.used) return { outcome: 'refused', state: 'used' };
+      if (row.expired) return { outcome: 'refused', state: 'expired' };
+      await setPassword(tx, row.user_id, passwordHash);
+      await markResetsUsed(tx, row.user_id);
+      return { outcome: 'changed', userId: row.user_id };
+    });
+  }
+
+  const accountsOf = (userId: string): Promise<LinkedAccount[]> => accountsOfUser(pool, userId);
+
+  /** A new session; the returned id goes into the cookie and is never stored as such. */
+  async function startSession(userId: string, accountNo: string | null): Promise<string> {
+    const id = newToken();
+    await insertSession(pool, tokenHash(id), userId, accountNo, lifetimes.maxAgeMinutes);
+    return id;
+  }
+
+  /** The buyer of a live session (not idle too long, not past its absolute end), sliding its idle expiry. */
+  async function buyerOf(sessionId: string): Promise<Buyer | undefined> {
+    if (!isTokenShaped(sessionId)) return undefined;
+    const idHash = tokenHash(sessionId);
+    const row = await findLiveSession(pool, idHash, lifetimes.idleMinutes);
+    if (!row) return undefined;
+    if (row.stale) await touchSession(pool, idHash);
+    return { userId: row.user_id, email: row.email, name: row.name, accountNo: row.account_name === null ? null : row.account_no, accountName: row.account_name };
+  }
+
+  async function chooseAccount(sessionId: string, accountNo: string): Promise<boolean> {
+    if (!isTokenShaped(sessionId)) return false;
+    return setSessionAccount(pool, tokenHash(sessionId), accountNo);
+  }
+
+  async function endSession(sessionId: string): Promise<void> {
+    if (isTokenShaped(sessionId)) await deleteSession(pool, tokenHash(sessionId));
+  }
+
+  return {
+    invitation, acceptInvitation, authenticate, requestPasswordReset, passwordReset, resetPassword,
+    accountsOf, startSession, buyerOf, chooseAccount, endSession,
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

@@ -1,0 +1,122 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import fastifyStatic from '@fastify/static';
+import type { Config } from '../config.js';
+import type { Pool } from '../platform/db/pool.js';
+import type { RateLimiter } from '../platform/http/rate-limit.js';
+import { createUsersService } from '../modules/users/users.service.js';
+import { authRoutes } from './auth.routes.js';
+import { homeRoutes } from './home.routes.js';
+import { MESSAGES, sendMessage, serverError } from './pages.js';
+import { ASSETS_DIR } from './render.js';
+import { sessionGuards, type CookiePolicy } from './session.js';
+
+export interface PortalDeps {
+  config: Config;
+  pool: Pool;
+  /** The process's one limiter (Redis counters when REDIS_URL is set), shared with the public API. */
+  rateLimiter: RateLimiter;
+}
+
+export const CSRF_COOKIE = 'portway_csrf';
+
+/** Paths of the pages whose URL holds a secret token, shown in logs without it. */
+const TOKEN_PATH = /^\/(invitations|reset-password)\/[^/?#]+/;
+export const redactTokenPath = (url: string): string => url.replace(TOKEN_PATH, '/$1/[token]');
+
+/** Fastify's default request serializer, with the token of a link taken out of the URL. */
+function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactTokenPath(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/**
+ * The buyer portal: server-rendered pages at the root of the same process. Its own encapsulated
+ * scope: cookies, urlencoded forms and the CSRF check exist only here, so the JSON API neither
+ * reads cookies nor accepts form bodies (a form on another site cannot post to it).
+ */
+export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Promise<void> {
+  await app.register(async (portal) => {
+    const secure = deps.config.publicUrl.startsWith('https:');
+    const cookiePolicy: CookiePolicy = { secure, maxAgeS: deps.config.portalSession.maxHours * 3600 };
+    const users = createUsersService(deps.pool, {
+      idleMinutes: deps.config.portalSession.idleMinutes,
+      maxAgeMinutes: deps.config.portalSession.maxHours * 60,
+    });
+    const guards = sessionGuards(users);
+
+    await portal.register(cookie);
+    // Forms are a few fields; 64 KiB is plenty and bounds what a page can be sent.
+    await portal.register(formbody, { bodyLimit: 64 * 1024 });
+    // Double-submit with a secret: the secret lives in an HttpOnly cookie, each form carries a token
+    // derived from it, and a POST whose token does not match it is refused. It needs no session, so
+    // the signed-out forms (sign in, forgot password, reset, invitation) are covered the same way.
+    await portal.register(csrf, {
+      sessionPlugin: '@fastify/cookie',
+      cookieKey: CSRF_COOKIE,
+      cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure },
+      getToken: (request: FastifyRequest) => {
+        const body = request.body as Record<string, unknown> | undefined;
+        return typeof body?._csrf === 'string' ? body._csrf : '';
+      },
+    });
+    await portal.register(fastifyStatic, {
+      root: ASSETS_DIR,
+      prefix: '/assets/',
+      decorateReply: false,
+      index: false,
+      // URLs carry a content hash (render.ts), so a year and `immutable` are safe.
+      maxAge: '365d',
+      immutable: true,
+    });
+
+    // Every state-changing request of the portal is a POST; each one needs a valid form token.
+    portal.addHook('preValidation', (request, reply, done) => {
+      if (request.method === 'POST') portal.csrfProtection(request, reply, done);
+      else done();
+    });
+
+    // Pages answer pages: never a stack trace or a JSON problem in a browser.
+    portal.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN') {
+        request.log.info({ code: error.code }, 'portal form refused: CSRF token missing or invalid');
+        return sendMessage(reply, 403, MESSAGES.formExpired);
+      }
+      if (error.validation || (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)) {
+        request.log.info({ code: error.code ?? 'validation' }, 'portal request refused');
+        return sendMessage(reply, error.validation ? 400 : error.statusCode as number, MESSAGES.badForm);
+      }
+      request.log.error({ err: error }, 'portal request failed');
+      return sendMessage(reply, 500, serverError(String(request.id)));
+    });
+
+    const cookiePolicyDeps = { users, rateLimiter: deps.rateLimiter, cookie: cookiePolicy, guards };
+    await authRoutes(portal, cookiePolicyDeps);
+    await homeRoutes(portal, { guards });
+  }, {
+    // Invitation and reset links are secrets: their token stays out of the request log lines.
+    // (Fastify's type says a serializer returns a string; pino takes any value, as Fastify's own req serializer returns an object.)
+    logSerializers: { req: serializeRequest as unknown as (value: unknown) => string },
+  });
+}
+
+/** Paths the portal owns for a browser's 404 page; everything else keeps the API's problem+json. */
+const NOT_PORTAL = /^\/(api|docs|openapi\.json|healthz|readyz|metrics)(\/|$)/;
+
+/**
+ * The 404 page for a browser asking for a page that does not exist; undefined (the problem+json
+ * 404 answers) for API paths and clients that do not ask for HTML.
+ */
+export function portalNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+  if (NOT_PORTAL.test(request.url)) return undefined;
+  if (!(request.headers.accept ?? '').includes('text/html')) return undefined;
+  return sendMessage(reply, 404, MESSAGES.notFound);
+}

@@ -1,0 +1,112 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Buyer, UsersService } from '../modules/users/users.service.js';
+import type { BuyerView } from './render.js';
+
+/**
+ * The session cookie and the guard of signed-in pages. The cookie holds the session id (32 random
+ * bytes); the database holds only its sha256 (modules/users/sessions.repository.ts).
+ */
+export const SESSION_COOKIE = 'portway_session';
+
+export interface CookiePolicy { secure: boolean; maxAgeS: number }
+
+/** What a signed-in page route gets: the buyer, the account they act for, and the form token. */
+export interface SignedInBuyer extends BuyerView {
+  userId: string;
+  accountNo: string;
+  accountName: string;
+  csrfToken: string;
+}
+
+export function sessionIdOf(request: FastifyRequest): string | undefined {
+  return request.cookies[SESSION_COOKIE] || undefined;
+}
+
+export function setSessionCookie(reply: FastifyReply, sessionId: string, policy: CookiePolicy): void {
+  reply.setCookie(SESSION_COOKIE, sessionId, {
+    path: '/', httpOnly: true, sameSite: 'lax', secure: policy.secure, maxAge: policy.maxAgeS,
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply, policy: CookiePolicy): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: policy.secure });
+}
+
+/**
+ * A local path to return to after signing in: starts with one `/` (not `//` or `/\`, which
+ * browsers read as another host), no control characters. Anything else is dropped.
+ */
+export function safeNext(next: unknown): string | undefined {
+  if (typeof next !== 'string' || next.length === 0 || next.length > 2000) return undefined;
+  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return undefined;
+  if ([...next].some((c) => c <= '\u001f' || c === '\u007f' || c === '\\')) return undefined;
+  const base = 'http://portal.invalid';
+  const url = new URL(next, base);
+  if (url.origin !== base) return undefined;
+  return url.pathname + url.search;
+}
+
+const buyers = new WeakMap<FastifyRequest, SignedInBuyer>();
+const sessions = new WeakMap<FastifyRequest, Buyer>();
+
+/** The signed-in buyer of a request that passed `requireBuyer`. */
+export function buyerOf(request: FastifyRequest): SignedInBuyer {
+  const buyer = buyers.get(request);
+  if (!buyer) throw new Error('buyerOf() called on a route without the requireBuyer preHandler');
+  return buyer;
+}
+
+/** The session's user, account chosen or not, on a route behind `requireSignedIn`. */
+export function sessionUserOf(request: FastifyRequest): Buyer {
+  const user = sessions.get(request);
+  if (!user) throw new Error('sessionUserOf() called on a route without the requireSignedIn preHandler');
+  return user;
+}
+
+function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // A POST cannot be replayed after signing in, so only a GET is returned to.
+  const next = request.method === 'GET' ? safeNext(request.url) : undefined;
+  return reply.redirect(next && next !== '/' ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in', 303);
+}
+
+/** preHandlers for page routes. Every call reads the session afresh: a revoked or unlinked session stops at once. */
+export function sessionGuards(users: UsersService) {
+  async function load(request: FastifyRequest): Promise<Buyer | undefined> {
+    const id = sessionIdOf(request);
+    return id ? users.buyerOf(id) : undefined;
+  }
+
+  /**
+   * A live session for an account its user is still linked to, and that still exists; otherwise
+   * to sign-in (no session) or to the account choice (no account, or one no longer theirs).
+   */
+  async function requireBuyer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const buyer = await load(request);
+    if (!buyer) {
+      await signInRedirect(request, reply);
+      return;
+    }
+    if (buyer.accountNo === null || buyer.accountName === null) {
+      const next = request.method === 'GET' ? safeNext(request.url) : undefined;
+      await reply.redirect(next && next !== '/' ? `/choose-account?next=${encodeURIComponent(next)}` : '/choose-account', 303);
+      return;
+    }
+    sessions.set(request, buyer);
+    buyers.set(request, {
+      userId: buyer.userId, email: buyer.email, name: buyer.name,
+      accountNo: buyer.accountNo, accountName: buyer.accountName, csrfToken: reply.generateCsrf(),
+    });
+  }
+
+  /** A live session, whether or not it has an account yet (the account choice). */
+  async function requireSignedIn(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const buyer = await load(request);
+    if (!buyer) {
+      await signInRedirect(request, reply);
+      return;
+    }
+    sessions.set(request, buyer);
+  }
+
+  return { requireBuyer, requireSignedIn, load };
+}
