@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Pool } from '../../src/platform/db/pool.js';
@@ -21,12 +22,12 @@ export interface TestApp {
 }
 
 /** Builds the real app on a fresh database of its own; HTTP goes through `app.inject`. */
-export async function buildTestApp(env: Record<string, string> = {}, options: { pool?: Pool; lockTimeoutMs?: number; now?: () => Date } = {}): Promise<TestApp> {
+export async function buildTestApp(env: Record<string, string> = {}, options: { pool?: Pool; lockTimeoutMs?: number; now?: () => Date; logger?: Logger } = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-app-'));
   const config = loadConfig({ INTEGRATION_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const db = await createTestDatabase({ lockTimeoutMs: options.lockTimeoutMs });
   const pool = options.pool ?? db.pool;
-  const app = await buildApp({ config, pool, integrationVerifier: await createIntegrationVerifier(config), logger: false, now: options.now });
+  const app = await buildApp({ config, pool, integrationVerifier: await createIntegrationVerifier(config), logger: options.logger ?? false, now: options.now });
   await app.ready();
   return {
     app,

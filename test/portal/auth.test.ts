@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { Browser, seedAccount, seedInvitation, seedUser, withoutToken } from './portal-helpers.js';
+
+/** The portal's accounts and sign-in through HTTP (app.inject) on a real PostgreSQL. */
+
+const PASSWORD = 'correct horse battery';
+
+describe('buyer portal: invitations', () => {
+  let t: TestApp;
+  before(async () => { t = await buildTestApp(); });
+  after(async () => { await t.close(); });
+
+  it('shows the email and account, sets an argon2id password, accepts once and signs in to that account', async () => {
+    await seedAccount(t, 'INV-1', 'Harbour Traders');
+    const { token, userId } = await seedInvitation(t, { accountNo: 'INV-1', email: 'ivy@example.com' });
+    const b = new Browser(t);
+    const page = await b.get(`/invitations/${token}`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /ivy@example\.com/);
+    assert.match(page.body, /Harbour Traders/);
+    assert.match(page.body, /<label class="field__label" for="confirmPassword">/);
+
+    const res = await b.post(`/invitations/${token}`, { password: PASSWORD, confirmPassword: PASSWORD });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/');
+    const home = await b.get('/');
+    assert.equal(home.statusCode, 200);
+    assert.match(home.body, /Harbour Traders \(account INV-1\)/);
+    assert.match(home.body, /<form method="post" action="\/sign-out"/);
+
+    const user = (await t.pool.query('SELECT password_hash FROM users WHERE id = $1', [userId])).rows[0];
+    assert.match(user.password_hash, /^\$argon2id\$/);
+    assert.ok(!user.password_hash.includes(PASSWORD));
+    const request = (await t.pool.query('SELECT invitation_accepted_at FROM provisioning_requests WHERE user_id = $1', [userId])).rows[0];
+    assert.ok(request.invitation_accepted_at);
+
+    const again = await new Browser(t).get(`/invitations/${token}`);
+    assert.equal(again.statusCode, 410);
+    assert.match(again.body, /This invitation has already been used/);
+    // A second accept with the same link is refused too, even with a fresh form token.
+    const b2 = new Browser(t);
+    await b2.get('/sign-in');
+    const replay = await b2.post(`/invitations/${token}`, { password: 'another password 1', confirmPassword: 'another password 1' });
+    assert.equal(replay.statusCode, 410);
+    assert.equal(b2.cookies.has('portway_session'), false);
+  });
+
+  it('shows GOV.UK-style errors for a short password and a mismatch, and accepts nothing', async () => {
+    await seedAccount(t, 'INV-2');
+    const { token } = await seedInvitation(t, { accountNo: 'INV-2', email: 'short@example.com' });
+    const b = new Browser(t);
+    await b.get(`/invitations/${token}`);
+    const short = await b.post(`/invitations/${token}`, { password: 'short', confirmPassword: 'short' });
+    assert.equal(short.statusCode, 400);
+    assert.match(short.body, /<title>Error: Choose your password/);
+    assert.match(short.body, /class="error-summary"[\s\S]*<a href="#password">Password must be 10 characters or more<\/a>/);
+    assert.match(short.body, /id="password-error"/);
+    assert.match(short.body, /id="password" name="password" type="password" autocomplete="new-password" aria-describedby="password-hint password-error"/);
+
+    const mismatch = await b.post(`/invitations/${token}`, { password: PASSWORD, confirmPassword: `${PASSWORD}!` });
+    assert.equal(mismatch.statusCode, 400);
+    assert.match(mismatch.body, /<a href="#confirmPassword">Passwords do not match<\/a>/);
+    assert.match(mismatch.body, /aria-describedby="confirmPassword-error"/);
+    const row = (await t.pool.query("SELECT invitation_accepted_at FROM provisioning_requests WHERE account_no = 'INV-2'")).rows[0];
+    assert.equal(row.invitation_accepted_at, null);
+    assert.equal(b.cookies.has('portway_session'), false);
+  });
+
+  it('tells an expired invitation from an unknown one, and says how to go on', async () => {
+    await seedAccount(t, 'INV-3');
+    const { token } = await seedInvitation(t, { accountNo: 'INV-3', email: 'late@example.com', expiresInDays: -1 });
+    const b = new Browser(t);
+    const expired = await b.get(`/invitations/${token}`);
+    assert.equal(expired.statusCode, 410);
+    assert.match(expired.body, /This invitation has expired/);
+    assert.match(expired.body, /href="\/forgot-password"/);
+    await b.get('/sign-in');
+    const post = await b.post(`/invitations/${token}`, { password: PASSWORD, confirmPassword: PASSWORD });
+    assert.equal(post.statusCode, 410);
+
+    const unknown = await b.get(`/invitations/${'x'.repeat(43)}`);
+    assert.equal(unknown.statusCode, 404);
+    assert.match(unknown.body, /This invitation link is not valid/);
+    assert.equal((await b.get('/invitations/not-a-token')).statusCode, 404);
+  });
+});
+
+describe('buyer portal: sign in, sign out, sessions', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp();
+    await seedUser(t, { email: 'Sam@Example.com', name: 'Sam Shopper', accounts: ['S-1'], password: PASSWORD });
+  });
+  after(async () => { await t.close(); });
+
+  it('signs in with the right password (email in any case) and goes to a safe next page only', async () => {
+    const b = new Browser(t);
+    const login = await b.submit('/sign-in?next=%2Forders%3Fpage%3D2', { email: 'sam@example.COM', password: PASSWORD }, '/sign-in?next=%2Forders%3Fpage%3D2');
+    assert.equal(login.statusCode, 303);
+    assert.equal(login.headers.location, '/orders?page=2');
+    assert.equal((await b.get('/')).statusCode, 200);
+
+    for (const next of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
+      const other = new Browser(t);
+      const res = await other.submit('/sign-in', { email: 'sam@example.com', password: PASSWORD }, `/sign-in?next=${encodeURIComponent(next)}`);
+      assert.equal(res.headers.location, '/', next);
+    }
+  });
+
+  it('answers a wrong password and an unknown email with the same page and status', async () => {
+    const wrong = await new Browser(t).signIn('sam@example.com', 'not the password at all');
+    const unknown = await new Browser(t).signIn('nobody@example.com', 'not the password at all');
+    assert.equal(wrong.statusCode, 400);
+    assert.equal(unknown.statusCode, wrong.statusCode);
+    assert.match(wrong.body, /<a href="#email">The email address or password is incorrect<\/a>/);
+    assert.equal(withoutToken(unknown.body).replace('nobody@', 'X@'), withoutToken(wrong.body).replace('sam@', 'X@'));
+    assert.equal(unknown.cookies.some((c) => c.name === 'portway_session'), false);
+  });
+
+  it('redirects a signed-out page request to sign-in with the page to come back to', async () => {
+    const res = await new Browser(t).get('/?tab=1');
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/sign-in?next=%2F%3Ftab%3D1');
+  });
+
+  it('sign-out revokes the session: the old cookie no longer opens a page', async () => {
+    const b = new Browser(t);
+    await b.signIn('sam@example.com', PASSWORD);
+    const stolen = b.cookies.get('portway_session')!;
+    assert.equal((await b.get('/')).statusCode, 200);
+    const out = await b.post('/sign-out', {});
+    assert.equal(out.statusCode, 303);
+    assert.equal(out.headers.location, '/sign-in');
+    const replay = await t.app.inject({ url: '/', headers: { cookie: `portway_session=${stolen}` } });
+    assert.equal(replay.statusCode, 303);
+    assert.match(String(replay.headers.location), /^\/sign-in/);
+  });
+
+  it('stores only the hash of the session id, and ends a session idle too long or past its absolute end', async () => {
+    const b = new Browser(t);
+    await b.signIn('sam@example.com', PASSWORD);
+    const id = b.cookies.get('portway_session')!;
+    const stored = await t.pool.query("SELECT count(*)::int AS n FROM portal_sessions WHERE id_hash = sha256(convert_to($1, 'UTF8'))", [id]);
+    assert.equal(stored.rows[0].n, 1);
+    assert.equal((await t.pool.query('SELECT count(*)::int AS n FROM portal_sessions WHERE id_hash = $1::bytea', [Buffer.from(id)])).rows[0].n, 0);
+
+    await t.pool.query("UPDATE portal_sessions SET last_seen_at = now() - interval '13 hours' WHERE id_hash = sha256(convert_to($1, 'UTF8'))", [id]);
+    assert.equal((await b.get('/')).statusCode, 303);
+
+    const c = new Browser(t);
+    await c.signIn('sam@example.com', PASSWORD);
+    const id2 = c.cookies.get('portway_session')!;
+    await t.pool.query("UPDATE portal_sessions SET expires_at = now() - interval '1 second' WHERE id_hash = sha256(convert_to($1, 'UTF8'))", [id2]);
+    assert.equal((await c.get('/')).statusCode, 303);
+  });
+
+  it('slides the idle expiry with at most one write a minute', async () => {
+    const b = new Browser(t);
+    await b.signIn('sam@example.com', PASSWORD);
+    const id = b.cookies.get('portway_session')!;
+    const seen = async () => (await t.pool.query("SELECT last_seen_at FROM portal_sessions WHERE id_hash = sha256(convert_to($1, 'UTF8'))", [id])).rows[0].last_seen_at.getTime();
+    const first = await seen();
+    await b.get('/');
+    assert.equal(await seen(), first, 'a request within the minute writes nothing');
+    await t.pool.query("UPDATE portal_sessions SET last_seen_at = now() - interval '2 minutes' WHERE id_hash = sha256(convert_to($1, 'UTF8'))", [id]);
+    const old = await seen();
+    await b.get('/');
+    assert.ok(await seen() > old, 'a request after the minute slides it');
+  });
+});
+
+describe('buyer portal: rate limits on sign-in', () => {
+  let t: TestApp;
+  before(async () => {
+    // With REDIS_URL set, the counters are in Redis, as in production; addresses and emails are random per run.
+    t = await buildTestApp(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {});
+  });
+  after(async () => { await t.close(); });
+
+  it('limits attempts per email (10 per 15 minutes), whatever the address', async () => {
+    const email = `target-${Date.now()}@example.com`;
+    for (let i = 0; i < 10; i += 1) {
+      const res = await new Browser(t).signIn(email, `wrong password ${i}`);
+      assert.equal(res.statusCode, 400);
+    }
+    const limited = await new Browser(t).signIn(email, 'wrong password x');
+    assert.equal(limited.statusCode, 429);
+    assert.match(limited.body, /Too many attempts/);
+    assert.match(limited.body, /Wait \d+ minutes?, then try again/);
+    assert.ok(Number(limited.headers['retry-after']) > 0);
+    assert.equal((await new Browser(t).signIn(`other-${Date.now()}@example.com`, 'wrong password')).statusCode, 400);
+  });
+
+  it('limits attempts per client address (30 per 15 minutes), whatever the email', async () => {
+    const b = new Browser(t);
+    for (let i = 0; i < 30; i += 1) {
+      const res = await b.signIn(`spray-${i}-${Date.now()}@example.com`, 'wrong password');
+      assert.equal(res.statusCode, 400);
+    }
+    assert.equal((await b.signIn('spray-last@example.com', 'wrong password')).statusCode, 429);
+    assert.equal((await new Browser(t).signIn('spray-last@example.com', 'wrong password')).statusCode, 400);
+  });
+});
+
+describe('buyer portal: accounts a session may use', () => {
+  let t: TestApp;
+  before(async () => { t = await buildTestApp(); });
+  after(async () => { await t.close(); });
+
+  it('a user of several accounts chooses one; only their own accounts can be chosen', async () => {
+    await seedAccount(t, 'OTHER-1', 'Someone Else Ltd');
+    await seedUser(t, { email: 'multi@example.com', accounts: ['M-1', 'M-2'], password: PASSWORD });
+    const b = new Browser(t);
+    const login = await b.signIn('multi@example.com', PASSWORD);
+    assert.equal(login.headers.location, '/choose-account');
+    assert.equal((await b.get('/')).headers.location, '/choose-account');
+    const choice = await b.get('/choose-account');
+    assert.match(choice.body, /Store M-1 \(account M-1\)/);
+    assert.match(choice.body, /Store M-2 \(account M-2\)/);
+    assert.doesNotMatch(choice.body, /OTHER-1/);
+
+    const refused = await b.post('/choose-account', { accountNo: 'OTHER-1' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /Choose one of your accounts/);
+    assert.equal((await b.get('/')).headers.location, '/choose-account');
+
+    const chosen = await b.post('/choose-account', { accountNo: 'M-2' });
+    assert.equal(chosen.statusCode, 303);
+    const home = await b.get('/');
+    assert.equal(home.statusCode, 200);
+    assert.match(home.body, /account M-2/);
+  });
+
+  it('a session for an account the user is no longer linked to opens no page of it', async () => {
+    const userId = await seedUser(t, { email: 'gone@example.com', accounts: ['G-1'], password: PASSWORD });
+    const b = new Browser(t);
+    await b.signIn('gone@example.com', PASSWORD);
+    assert.equal((await b.get('/')).statusCode, 200);
+    await t.pool.query("DELETE FROM user_accounts WHERE user_id = $1 AND account_no = 'G-1'", [userId]);
+    const res = await b.get('/');
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/choose-account');
+    // And a session pointed at another account by hand is no better.
+    await t.pool.query("UPDATE portal_sessions SET account_no = 'M-1' WHERE user_id = $1", [userId]);
+    assert.equal((await b.get('/')).headers.location, '/choose-account');
+    assert.equal((await b.get('/choose-account')).statusCode, 403);
+  });
+});
