@@ -206,9 +206,9 @@ export async function demoCommand(config: Config, opts: DemoOptions): Promise<vo
     }
     say([
       `Loaded: ${counts.products} products (${counts.styles} styles) in ${counts.categories} categories and ${counts.brands} brands;`,
-      `  stock for ${counts.stockSkus} SKUs at ${counts.stockLocations} locations (${DEMO_LOCATIONS.join(', ')}), ${counts.outOfStock} out of stock, ${counts.receipts} incoming receipts;`,
+      `  stock for ${counts.stockSkus} SKUs at ${DEMO_LOCATIONS.length} locations (${DEMO_LOCATIONS.join(', ')}: ${counts.stockLocations} stock rows), ${counts.outOfStock} SKUs out of stock, ${counts.receipts} incoming receipts;`,
       `  ${counts.priceRules} price rules; ${counts.routes} postcode routes, ${counts.freightRates} freight rates, ${counts.packageTypes} package types;`,
-      `  ${counts.taxJurisdictions} tax jurisdiction, ${counts.taxAreas} tax areas, ${counts.gstPairs} GST pairs;`,
+      `  ${counts.taxJurisdictions} tax jurisdiction(s), ${counts.taxAreas} tax areas, ${counts.gstPairs} GST pairs;`,
       `  customer ${DEMO_ACCOUNT_NO} with ${counts.shipTos} ship-tos and ${counts.ledgerEntries} ledger entries.`,
     ].join('\n'));
 
