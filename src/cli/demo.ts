@@ -94,7 +94,7 @@ async function push(baseUrl: string, token: string, surfacePath: string, items: 
         body: JSON.stringify({ source: 'portway-demo', data: batch }),
       });
     } catch (error) {
-      throw new Error(`PUT ${surfacePath}: ${describeFetchError(error)}`);
+      throw new Error(`PUT ${surfacePath}: ${describeFetchError(error)}`, { cause: error });
     }
     const text = await res.text();
     if (res.status !== 200) throw new Error(`PUT ${surfacePath} answered ${res.status}: ${text.slice(0, 2000)}`);
@@ -169,7 +169,7 @@ export async function demoCommand(config: Config, opts: DemoOptions): Promise<vo
     const res = await fetch(`${baseUrl}/readyz`);
     if (res.status !== 200) throw new Error(`answered ${res.status}`);
   } catch (error) {
-    throw new Error(`no ready Portway service at ${baseUrl} (${describeFetchError(error)}). Start it with \`npm start\` in another terminal, or pass --url.`);
+    throw new Error(`no ready Portway service at ${baseUrl} (${describeFetchError(error)}). Start it with \`npm start\` in another terminal, or pass --url.`, { cause: error });
   }
 
   const integration = await mintIntegrationToken(config, { scope: 'integration:write', ttlSeconds: 900, subject: 'portway-demo' });
