@@ -97,6 +97,10 @@ async function push(baseUrl: string, token: string, surfacePath: string, items: 
       throw new Error(`PUT ${surfacePath}: ${describeFetchError(error)}`, { cause: error });
     }
     const text = await res.text();
+    if (res.status === 401 || res.status === 403) {
+      throw new Error(`PUT ${surfacePath} answered ${res.status}: the service refused the token this command minted. `
+        + 'Run portway demo with the same environment as the service (DATA_DIR, INTEGRATION_JWT_*).');
+    }
     if (res.status !== 200) throw new Error(`PUT ${surfacePath} answered ${res.status}: ${text.slice(0, 2000)}`);
     const results = (JSON.parse(text) as { data: BatchResult[] }).data;
     const rejected = results.filter((r) => r.outcome !== 'Upserted');
@@ -212,6 +216,10 @@ export async function demoCommand(config: Config, opts: DemoOptions): Promise<vo
       `  customer ${DEMO_ACCOUNT_NO} with ${counts.shipTos} ship-tos and ${counts.ledgerEntries} ledger entries.`,
     ].join('\n'));
 
+    if (!(await readRequest(db, DEMO_ACCOUNT_NO, buyer.email))) {
+      throw new Error(`the service at ${baseUrl} stored the customer, but the database this command opened (${config.databaseUrl ? 'DATABASE_URL' : `the embedded one under ${config.dataDir}`}) `
+        + 'does not hold it: run portway demo with the same DATABASE_URL or DATA_DIR as the service.');
+    }
     const request = await waitForInvitation(db, buyer.email, opts.timeout);
     const signInUrl = `${config.publicUrl}/sign-in`;
     process.stdout.write(`Buyer: ${buyer.name} <${buyer.email}> (account ${DEMO_ACCOUNT_NO})\n`);
