@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { registerBrandsCommands } from './cli/brands.js';
 import { migrateCommand } from './cli/db.js';
+import { demoCommand } from './cli/demo.js';
 import { registerKeysCommands } from './cli/keys.js';
 import { registerIndexCommands } from './cli/search-index.js';
 import { serveCommand } from './cli/serve.js';
@@ -38,6 +39,20 @@ program.command('token')
   .action(async (opts: { scope: string; ttl: number; subject: string }) => tokenMintCommand(config(), opts));
 
 registerKeysCommands(program, config);
+
+program.command('demo')
+  .description('Load a demo world (catalogue, stock, prices, freight, tax, a customer with a buyer) into the running service and print the buyer\'s sign-in link')
+  .option('--url <url>', 'the running service (default: http://127.0.0.1:PORT, the address `npm start` listens on)')
+  .option('--email <address>', 'the demo buyer\'s email; another address gets an invitation of its own', (v: string) => {
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) throw new InvalidArgumentError('--email must be an email address.');
+    return v;
+  })
+  .option('--timeout <seconds>', 'how long to wait for the invitation mail', (v: string) => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || n < 1 || n > 3600) throw new InvalidArgumentError('--timeout must be a whole number of seconds from 1 to 3600.');
+    return n;
+  }, 60)
+  .action(async (opts: { url?: string; email?: string; timeout: number }) => demoCommand(config(), opts));
 
 registerBrandsCommands(program, config);
 
