@@ -1,0 +1,140 @@
+import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
+import { AppError } from '../../platform/http/problem.js';
+import {
+  deleteBasketLines, findBasket, findBasketLines, lockBasket, writeBasketLines, writeCheckout,
+  type BasketLineRow, type BasketOwner, type BasketRow,
+} from './baskets.repository.js';
+
+export type { BasketOwner } from './baskets.repository.js';
+
+/**
+ * A buyer's basket in the portal (issue 14): kept per user and account in the database, so it
+ * survives signing out and another device. It holds SKUs and quantities and the checkout choices
+ * only; prices, availability, freight and tax come from the quote of its lines every time it is
+ * shown (`priceBasket`), so the basket and the API can never disagree.
+ */
+
+export interface BasketLine {
+  readonly sku: string;
+  readonly quantity: number;
+}
+
+export interface Basket {
+  readonly shipToCode: string | null;
+  readonly customerReference: string | null;
+  /** Raised by every change ('0' for a basket never written). */
+  readonly version: string;
+  /** In the order first added. */
+  readonly lines: readonly BasketLine[];
+}
+
+/** A quote's and an order's limits (orders.schemas.ts): a basket is always one that can be quoted. */
+export const MAX_BASKET_LINES = 500;
+export const MAX_LINE_QUANTITY = 2_147_483_647;
+export const MAX_CUSTOMER_REFERENCE = 35;
+
+const EMPTY: Basket = Object.freeze({ shipToCode: null, customerReference: null, version: '0', lines: Object.freeze([]) });
+
+const basketOf = (row: BasketRow | undefined, lines: readonly BasketLineRow[]): Basket => (row === undefined
+  ? EMPTY
+  : { shipToCode: row.ship_to_code, customerReference: row.customer_reference, version: row.version, lines });
+
+/** A change refused, each problem at the path of what was asked (`/lines/<i>/quantity`), nothing stored. */
+const refused = (detail: string, problems: Array<{ path: string; message: string }>): AppError =>
+  new AppError('unprocessable', 422, 'Request cannot be processed', detail, {}, problems);
+
+export async function readBasket(q: Queryable, owner: BasketOwner): Promise<Basket> {
+  const [row, lines] = await Promise.all([findBasket(q, owner), findBasketLines(q, owner)]);
+  return basketOf(row, lines);
+}
+
+function checkQuantities(lines: readonly BasketLine[], allowZero: boolean): Array<{ path: string; message: string }> {
+  const problems: Array<{ path: string; message: string }> = [];
+  lines.forEach((line, i) => {
+    const q = line.quantity;
+    if (!Number.isSafeInteger(q) || q < (allowZero ? 0 : 1) || q > MAX_LINE_QUANTITY) {
+      problems.push({ path: `/lines/${i}/quantity`, message: `quantity of ${line.sku} must be a whole number from ${allowZero ? 0 : 1} to ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
+    }
+  });
+  return problems;
+}
+
+/**
+ * Adds quantities: a SKU already in the basket gets the quantity added to its line, a new one a
+ * line at the end (lines of one SKU in `lines` add up). Refused whole, with every problem, when a
+ * quantity is not a whole number ≥ 1, a line would pass the largest quantity, or the basket would
+ * pass MAX_BASKET_LINES lines. The SKUs are the caller's to have checked (a quick order resolves
+ * them through the lookup; a page's size grid offers only the account's SKUs): the quote of the
+ * basket names any that are not, or no longer, the account's to buy.
+ */
+export async function addToBasket(pool: Pool, owner: BasketOwner, lines: readonly BasketLine[]): Promise<Basket> {
+  const problems = checkQuantities(lines, false);
+  if (problems.length > 0) throw refused('The quantities are invalid.', problems);
+  return withTransaction(pool, async (tx) => {
+    const row = await lockBasket(tx, owner);
+    const current = await findBasketLines(tx, owner);
+    const quantities = new Map(current.map((l) => [l.sku, l.quantity]));
+    const changed = new Map<string, number>();
+    const over: Array<{ path: string; message: string }> = [];
+    lines.forEach((line, i) => {
+      const quantity = (changed.get(line.sku) ?? quantities.get(line.sku) ?? 0) + line.quantity;
+      if (quantity > MAX_LINE_QUANTITY) {
+        over.push({ path: `/lines/${i}/quantity`, message: `${line.sku} would have ${quantity.toLocaleString('en')} in the basket, more than ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
+      }
+      changed.set(line.sku, quantity);
+    });
+    const added = [...changed.keys()].filter((sku) => !quantities.has(sku)).length;
+    if (current.length + added > MAX_BASKET_LINES) {
+      over.push({ path: '/lines', message: `the basket would have ${current.length + added} lines; it holds at most ${MAX_BASKET_LINES}` });
+    }
+    if (over.length > 0) throw refused('The basket cannot take these lines.', over);
+    await writeBasketLines(tx, owner, [...changed].map(([sku, quantity]) => ({ sku, quantity })));
+    return basketOf(row, await findBasketLines(tx, owner));
+  });
+}
+
+/** Sets the quantity of lines in the basket; 0 removes a line. A SKU not in the basket is ignored (a second tab removed it). */
+export async function setBasketQuantities(pool: Pool, owner: BasketOwner, lines: readonly BasketLine[]): Promise<Basket> {
+  const problems = checkQuantities(lines, true);
+  if (problems.length > 0) throw refused('The quantities are invalid.', problems);
+  return withTransaction(pool, async (tx) => {
+    const row = await lockBasket(tx, owner);
+    const current = new Set((await findBasketLines(tx, owner)).map((l) => l.sku));
+    const kept = lines.filter((l) => current.has(l.sku));
+    await deleteBasketLines(tx, owner, kept.filter((l) => l.quantity === 0).map((l) => l.sku));
+    await writeBasketLines(tx, owner, kept.filter((l) => l.quantity > 0));
+    return basketOf(row, await findBasketLines(tx, owner));
+  });
+}
+
+export async function removeFromBasket(pool: Pool, owner: BasketOwner, sku: string): Promise<Basket> {
+  return setBasketQuantities(pool, owner, [{ sku, quantity: 0 }]);
+}
+
+/**
+ * Keeps the checkout choices. The ship-to is checked when the basket is quoted (an unknown one is
+ * the quote's 422 at /shipToCode); the purchase-order number is at most MAX_CUSTOMER_REFERENCE
+ * characters, blank meaning none.
+ */
+export async function setBasketCheckout(pool: Pool, owner: BasketOwner, choices: { shipToCode: string | null; customerReference: string | null }): Promise<Basket> {
+  const reference = choices.customerReference?.trim() || null;
+  if (reference !== null && [...reference].length > MAX_CUSTOMER_REFERENCE) {
+    throw refused('The purchase-order number is too long.', [{ path: '/customerReference', message: `at most ${MAX_CUSTOMER_REFERENCE} characters` }]);
+  }
+  return withTransaction(pool, async (tx) => {
+    const row = await lockBasket(tx, owner);
+    const shipToCode = choices.shipToCode?.trim() || null;
+    await writeCheckout(tx, owner, shipToCode, reference);
+    return basketOf({ ...row, ship_to_code: shipToCode, customer_reference: reference }, await findBasketLines(tx, owner));
+  });
+}
+
+/**
+ * Empties the basket after its order was placed, in the caller's transaction: the lines and the
+ * purchase-order number go (both belong to that order); the ship-to choice stays for the next one.
+ */
+export async function emptyBasket(q: Queryable, owner: BasketOwner): Promise<void> {
+  const row = await lockBasket(q, owner);
+  await deleteBasketLines(q, owner, 'all');
+  await writeCheckout(q, owner, row.ship_to_code, null);
+}
