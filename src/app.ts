@@ -33,7 +33,7 @@ import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
 import { ordersIntegrationRoutes, ordersRoutes } from './modules/orders/orders.routes.js';
 import { QuotePriceCache } from './modules/orders/quote-price-cache.js';
 import { TradingReferenceCache } from './modules/orders/reference-cache.js';
-import { portalNotFound, portalPlugin } from './portal/portal.plugin.js';
+import { portalNotFound, portalPlugin, type PortalServices } from './portal/portal.plugin.js';
 import { indexStatus } from './modules/search/search.repository.js';
 
 export interface AppDeps {
@@ -150,18 +150,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // One limiter per process, shared by every public scope; counters in Redis when REDIS_URL is set.
   const rateLimiter = await createRateLimiter({ redisUrl: deps.config.redisUrl, logger: deps.logger || undefined });
   app.addHook('onClose', async () => rateLimiter.close());
+  // One set of service dependencies for the public API and the portal: the portal's pages call the
+  // same services with the same caches, so the two can never disagree.
+  const services: PortalServices = {
+    lookup: { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache },
+    search: { pool: deps.pool, answers: searchAnswers },
+    account: { pool: deps.pool, currency: deps.config.siteCurrency, siteTimeZone: deps.config.siteTimeZone, now: deps.now },
+    orders: {
+      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, prices: quotePrices, reference: tradingReference, now: deps.now,
+    },
+  };
   await app.register(async (publicApi) => {
     installPublicApiAuth(publicApi, { authenticator: createPublicKeyAuthenticator(deps.pool), rateLimiter });
-    await lookupRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache });
-    await searchRoutes(publicApi, { pool: deps.pool, answers: searchAnswers });
-    await accountRoutes(publicApi, { pool: deps.pool, currency: deps.config.siteCurrency, siteTimeZone: deps.config.siteTimeZone, now: deps.now });
-    await ordersRoutes(publicApi, {
-      pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, prices: quotePrices, reference: tradingReference, now: deps.now,
-    });
+    await lookupRoutes(publicApi, services.lookup);
+    await searchRoutes(publicApi, services.search);
+    await accountRoutes(publicApi, services.account);
+    await ordersRoutes(publicApi, services.orders);
   }, { prefix: '/api/public/v1' });
 
   // The buyer portal's pages at the root (/sign-in, /invitations/…, /assets/…); hidden from the OpenAPI document.
-  await portalPlugin(app, { config: deps.config, pool: deps.pool, rateLimiter });
+  await portalPlugin(app, { config: deps.config, pool: deps.pool, rateLimiter, services });
 
   return app;
 }

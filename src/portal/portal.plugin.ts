@@ -6,6 +6,10 @@ import fastifyStatic from '@fastify/static';
 import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
 import type { RateLimiter } from '../platform/http/rate-limit.js';
+import type { AccountDeps } from '../modules/customers/account.service.js';
+import type { LookupDeps } from '../modules/lookup/lookup.service.js';
+import type { OrderDeps } from '../modules/orders/orders.service.js';
+import type { SearchDeps } from '../modules/search/search.service.js';
 import { createUsersService } from '../modules/users/users.service.js';
 import { authRoutes } from './auth.routes.js';
 import { homeRoutes } from './home.routes.js';
@@ -13,11 +17,20 @@ import { MESSAGES, sendMessage, serverError } from './pages.js';
 import { ASSETS_DIR } from './render.js';
 import { sessionGuards, type CookiePolicy } from './session.js';
 
+/** The module services' dependencies, the very objects the public API's routes use (app.ts). */
+export interface PortalServices {
+  lookup: LookupDeps;
+  search: SearchDeps;
+  account: AccountDeps;
+  orders: OrderDeps;
+}
+
 export interface PortalDeps {
   config: Config;
   pool: Pool;
   /** The process's one limiter (Redis counters when REDIS_URL is set), shared with the public API. */
   rateLimiter: RateLimiter;
+  services: PortalServices;
 }
 
 export const CSRF_COOKIE = 'portway_csrf';
