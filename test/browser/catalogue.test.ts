@@ -70,7 +70,7 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
     await page.getByLabel('Quantity of size M').fill('1.5');
     await page.getByRole('button', { name: 'Add to basket' }).click();
     await page.getByRole('link', { name: 'Quantity for size M must be a whole number, like 5' }).click();
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'qty-1');
+    assert.equal(await page.evaluate<string>('document.activeElement.id'), 'qty-1');
     await checkPage(page, 'catalogue-product-error');
 
     // Quick order: a line pasted as from a spreadsheet (tab separated), and one that is not found.

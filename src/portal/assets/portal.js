@@ -1,3 +1,4 @@
+/* global document, window, fetch */
 /* Portway buyer portal: small improvements on pages that work without it. No inline script (the
    pages' CSP allows only this origin's files); loaded with `defer`.
 
