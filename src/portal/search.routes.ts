@@ -167,7 +167,7 @@ export async function searchRoutes(app: FastifyInstance, deps: CatalogueRoutesDe
   /** The typeahead's suggestions as JSON (portal.js), the search service's suggest for the signed-in account. */
   app.get('/search/suggest', { schema: { hide: true }, preHandler: guards.requireBuyer }, async (request, reply) => {
     const buyer = buyerOf(request);
-    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
+    reply.headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).type('application/json; charset=utf-8');
     let params;
     try {
       params = parseSuggestParams(request.query as Record<string, unknown>);
