@@ -12,9 +12,11 @@ import type { OrderDeps } from '../modules/orders/orders.service.js';
 import type { SearchDeps } from '../modules/search/search.service.js';
 import { createUsersService } from '../modules/users/users.service.js';
 import { authRoutes } from './auth.routes.js';
-import { homeRoutes } from './home.routes.js';
 import { MESSAGES, sendMessage, serverError } from './pages.js';
+import { productRoutes } from './product.routes.js';
+import { quickOrderRoutes } from './quick-order.routes.js';
 import { ASSETS_DIR } from './render.js';
+import { searchRoutes } from './search.routes.js';
 import { sessionGuards, type CookiePolicy } from './session.js';
 
 /** The module services' dependencies, the very objects the public API's routes use (app.ts). */
@@ -112,7 +114,10 @@ export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Prom
 
     const cookiePolicyDeps = { users, rateLimiter: deps.rateLimiter, cookie: cookiePolicy, guards };
     await authRoutes(portal, cookiePolicyDeps);
-    await homeRoutes(portal, { guards });
+    const catalogueDeps = { guards, services: deps.services, pool: deps.pool, secure };
+    await searchRoutes(portal, catalogueDeps);
+    await productRoutes(portal, catalogueDeps);
+    await quickOrderRoutes(portal, catalogueDeps);
   }, {
     // Invitation and reset links are secrets: their token stays out of the request log lines.
     // (Fastify's type says a serializer returns a string; pino takes any value, as Fastify's own req serializer returns an object.)

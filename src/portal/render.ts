@@ -23,7 +23,7 @@ function assetUrl(file: string): string {
   const digest = createHash('sha256').update(fs.readFileSync(path.join(ASSETS_DIR, file))).digest('hex').slice(0, 12);
   return `/assets/${file}?v=${digest}`;
 }
-export const ASSETS = Object.freeze({ css: assetUrl('portal.css') });
+export const ASSETS = Object.freeze({ css: assetUrl('portal.css'), js: assetUrl('portal.js') });
 
 export const SITE_NAME = 'Portway';
 

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { readBasket } from '../../src/modules/baskets/baskets.service.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { checkPage, tabTo, useBrowser } from '../helpers/browser.js';
+import { PASSWORD, seedCatalogue } from '../portal/catalogue-fixture.js';
+
+/**
+ * The catalogue pages in Chromium, as a buyer uses them: sign in, search, choose a suggestion with
+ * the keyboard, order two sizes from the grid, quick-order a pasted line; axe and screenshots of the
+ * search, product and quick-order pages at 375 and 1280 px.
+ */
+
+describe('buyer portal in a browser: search, product page, quick order', () => {
+  const session = useBrowser();
+  let t: TestApp;
+  let base: string;
+
+  before(async () => {
+    t = await buildTestApp();
+    await seedCatalogue(t);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  after(async () => { await t.close(); });
+
+  it('a buyer searches, picks a suggestion by keyboard, orders two sizes and quick-orders a pasted line', async () => {
+    const page = await session.open(`${base}/sign-in`);
+    await page.getByLabel('Email address').fill('bea@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/`);
+    await checkPage(page, 'catalogue-search');
+
+    // Search without the typeahead: the form works as a plain GET.
+    const box = page.getByRole('combobox', { name: /Search by product name/ });
+    await box.fill('hoodie');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/\?q=hoodie/);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Results for “hoodie”');
+    await page.getByRole('checkbox', { name: /^Red/ }).check();
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/colour=Red/);
+    assert.deepEqual(await page.locator('.card__title').allTextContents(), ['Chaz Kangaroo Hoodie, Red']);
+    await checkPage(page, 'catalogue-search-results');
+
+    // The typeahead, keyboard only: type, Down to the suggestion, Enter opens its product page.
+    await page.goto(`${base}/`);
+    await tabTo(page, box);
+    await page.keyboard.type('chaz', { delay: 30 });
+    const option = page.getByRole('option', { name: /Chaz Kangaroo Hoodie/ });
+    await option.waitFor();
+    assert.equal(await box.getAttribute('aria-expanded'), 'true');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await option.getAttribute('aria-selected'), 'true');
+    assert.equal(await box.getAttribute('aria-activedescendant'), await option.getAttribute('id'));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${base}/products/MH01?colour=Black`);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Chaz Kangaroo Hoodie in Black');
+    await checkPage(page, 'catalogue-product');
+
+    // Two sizes from the grid, by their labels.
+    await page.getByLabel('Quantity of size S').fill('2');
+    await page.getByLabel('Quantity of size L').fill('1');
+    await page.getByRole('button', { name: 'Add to basket' }).click();
+    await page.getByText('Added to your basket: Chaz Kangaroo Hoodie, Black: 2 × S, 1 × L.').waitFor();
+
+    // A bad quantity: the error summary links to the size's box.
+    await page.getByLabel('Quantity of size M').fill('1.5');
+    await page.getByRole('button', { name: 'Add to basket' }).click();
+    await page.getByRole('link', { name: 'Quantity for size M must be a whole number, like 5' }).click();
+    assert.equal(await page.evaluate<string>('document.activeElement.id'), 'qty-1');
+    await checkPage(page, 'catalogue-product-error');
+
+    // Quick order: a line pasted as from a spreadsheet (tab separated), and one that is not found.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Quick order' }).click();
+    await page.waitForURL(`${base}/quick-order`);
+    await checkPage(page, 'catalogue-quick-order');
+    await page.getByLabel('SKUs or EANs and quantities').fill('MT01-S\t3\nNOPE-9, 1');
+    await page.getByRole('button', { name: 'Add to basket' }).click();
+    await page.getByRole('cell', { name: 'SKU or EAN not found' }).waitFor();
+    assert.equal(await page.getByLabel('SKUs or EANs and quantities').inputValue(), 'NOPE-9, 1');
+    await checkPage(page, 'catalogue-quick-order-errors');
+
+    const { rows } = await t.pool.query<{ id: string }>("SELECT id FROM users WHERE email = 'bea@example.com'");
+    const basket = await readBasket(t.pool, { userId: rows[0]!.id, accountNo: 'CAT-1' });
+    assert.deepEqual(basket.lines.map((l) => `${l.sku}×${l.quantity}`), ['MH01-S-Black×2', 'MH01-L-Black×1', 'MT01-S×3']);
+  });
+});

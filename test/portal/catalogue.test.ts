@@ -1,0 +1,274 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { readBasket } from '../../src/modules/baskets/baskets.service.js';
+import { formatMoney } from '../../src/portal/format.js';
+import { parsePaste } from '../../src/portal/quick-order.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { EAN_HOODIE_L, EAN_LUXE, PASSWORD, seedCatalogue } from './catalogue-fixture.js';
+import { Browser, seedUser } from './portal-helpers.js';
+
+/** The catalogue pages (search, product page and size grid, quick order) through HTTP (app.inject) on a real PostgreSQL. */
+
+/** The text of the cards' titles on a search page, in order. */
+const cardTitles = (html: string) => [...html.matchAll(/<h2 class="card__title"><a href="([^"]+)">([^<]+)<span class="visually-hidden">, ([^<]+)<\/span>/g)]
+  .map((m) => `${m[2]} (${m[3]})`);
+const decode = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+
+describe('buyer portal: catalogue pages', () => {
+  let t: TestApp;
+  let integrator: string;
+
+  before(async () => {
+    t = await buildTestApp();
+    await seedCatalogue(t);
+    integrator = (await createApiKey(t.pool, { kind: 'integrator', name: 'catalogue pages test' })).key;
+  });
+  after(async () => { await t.close(); });
+
+  /** A new buyer of the account (an empty basket of their own), signed in. */
+  async function buyer(accountNo = 'CAT-1'): Promise<{ b: Browser; userId: string }> {
+    const email = `buyer-${randomUUID()}@example.com`;
+    const userId = await seedUser(t, { email, accounts: [accountNo], password: PASSWORD });
+    const b = new Browser(t);
+    const res = await b.signIn(email, PASSWORD);
+    assert.equal(res.statusCode, 303, res.body);
+    return { b, userId };
+  }
+  const basketOf = async (userId: string, accountNo = 'CAT-1') =>
+    (await readBasket(t.pool, { userId, accountNo })).lines.map((l) => `${l.sku}×${l.quantity}`);
+
+  it('sends a signed-out visitor to sign in, back to the page asked for', async () => {
+    const b = new Browser(t);
+    for (const url of ['/', '/?q=hoodie', '/products/MH01?colour=Black', '/quick-order', '/search/suggest?q=chaz']) {
+      const res = await b.get(url);
+      assert.equal(res.statusCode, 303, url);
+      assert.equal(res.headers.location, url === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(url)}`);
+    }
+  });
+
+  it('search finds through a typo, narrows by a facet and shows the account\'s net price range and stock', async () => {
+    const { b } = await buyer();
+    const res = await b.get('/?q=hoddie&colour=Black');
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /<title>Results for “hoddie” \(page 1\) – Portway<\/title>/);
+    assert.match(res.body, /<label class="field__label" for="q">/);
+    assert.match(res.body, /<input class="field__input" id="q" name="q" type="search" autocomplete="off" spellcheck="false" value="hoddie">/);
+    assert.deepEqual(cardTitles(res.body), ['Chaz Kangaroo Hoodie (Black)']);
+    assert.match(res.body, /href="\/products\/MH01\?colour=Black"/);
+    // GOLD's 10 % off: 40.00 → 36.00, 42.50 → 38.25.
+    assert.match(res.body, new RegExp(`<dd class="card__price">${formatMoney('36.0000', 'AUD')} to ${formatMoney('38.2500', 'AUD')}</dd>`));
+    assert.match(res.body, /In stock: 10 available now/, 'on hand 12 less 2 reserved');
+    // The colour facet counts under the other filters only (disjunctive): Red stays offered.
+    assert.match(res.body, /name="colour" value="Black" checked>\s*<label class="checkbox__label" for="colour-\d+">Black <span class="facet__count">\(1\)<\/span>/);
+    assert.match(res.body, /name="colour" value="Red">\s*<label class="checkbox__label" for="colour-\d+">Red <span class="facet__count">\(1\)<\/span>/);
+    assert.match(res.body, /<legend class="fieldset__legend">Brand<\/legend>/);
+    assert.match(res.body, /<legend class="fieldset__legend">Category<\/legend>/);
+    assert.match(res.body, /<legend class="fieldset__legend">Gender<\/legend>/);
+    assert.match(res.body, /<script src="\/assets\/portal\.js\?v=[0-9a-f]{12}" defer><\/script>/);
+  });
+
+  it('facets are multi-select: two colours OR, a brand AND, in a shareable GET address', async () => {
+    const { b } = await buyer();
+    const both = await b.get('/?q=hoodie&colour=Black&colour=Red');
+    assert.deepEqual(cardTitles(both.body), ['Chaz Kangaroo Hoodie (Black)', 'Chaz Kangaroo Hoodie (Red)']);
+    assert.match(both.body, /value="Black" checked/);
+    assert.match(both.body, /value="Red" checked/);
+    assert.match(both.body, /<form method="get" action="\/"/);
+    const none = await b.get('/?colour=Black&colour=Red&brand=Nova');
+    assert.deepEqual(cardTitles(none.body), []);
+    assert.match(none.body, /No products match/);
+    assert.match(none.body, /href="\/">Clear filters<\/a>/);
+  });
+
+  it('an empty query browses everything the account may see, paged with accessible links', async () => {
+    const { b } = await buyer();
+    const first = await b.get('/');
+    assert.equal(first.statusCode, 200);
+    assert.match(first.body, /<h1>All products<\/h1>/);
+    assert.match(first.body, /27 products, showing 1 to 20/, 'no restricted brand (LUXE), no colourway with a blocked size (MB01)');
+    assert.equal(cardTitles(first.body).length, 20);
+    assert.match(first.body, /<nav class="pagination" aria-label="Pagination">/);
+    assert.match(first.body, /<a href="\/" aria-current="page" class="pagination__current"><span class="visually-hidden">Page <\/span>1<\/a>/);
+    assert.match(first.body, /<a href="\/\?page=2" rel="next">Next/);
+    assert.match(first.body, /Nova <span class="facet__count">\(25\)<\/span>/);
+    assert.doesNotMatch(first.body, /Luxe|Blocked Hoodie/);
+
+    const second = await b.get('/?page=2');
+    assert.match(second.body, /27 products, showing 21 to 27/);
+    assert.equal(cardTitles(second.body).length, 7);
+    assert.match(second.body, /<a href="\/" rel="prev">Previous/);
+    assert.equal(new Set([...cardTitles(first.body), ...cardTitles(second.body)]).size, 27, 'no card on both pages');
+  });
+
+  it('shows only what the account may see: a restricted brand is neither listed nor counted nor suggested', async () => {
+    const { b } = await buyer('CAT-2');
+    const all = await b.get('/');
+    assert.deepEqual(cardTitles(all.body), ['Chaz Kangaroo Hoodie (Black)', 'Chaz Kangaroo Hoodie (Red)'], 'allowedBrands ACME only');
+    const luxe = await b.get('/?q=cashmere');
+    assert.deepEqual(cardTitles(luxe.body), []);
+    const open = await buyer('CAT-1');
+    assert.deepEqual(cardTitles((await open.b.get('/?q=cashmere')).body), [], 'restricted LUXE hidden from an account without it');
+    const suggest = await open.b.get('/search/suggest?q=luxe');
+    assert.equal(suggest.statusCode, 200);
+    assert.deepEqual(JSON.parse(suggest.body), { data: [] });
+    const chaz = JSON.parse((await open.b.get('/search/suggest?q=chaz')).body) as { data: Array<{ text: string; href: string }> };
+    assert.deepEqual(chaz.data.map((s) => [s.text, s.href]), [['Chaz Kangaroo Hoodie', '/products/MH01?colour=Black']]);
+  });
+
+  it('answers a bad query string with a page and an error summary, never JSON', async () => {
+    const { b } = await buyer();
+    for (const url of ['/?page=0', '/?pageSize=500', `/?q=${'x'.repeat(1001)}`]) {
+      const res = await b.get(url);
+      assert.equal(res.statusCode, 400, url);
+      assert.match(res.headers['content-type'] as string, /^text\/html/);
+      assert.match(res.body, /<title>Error: Search products – Portway<\/title>/);
+      assert.match(res.body, /class="error-summary"[\s\S]*<a href="#q">/);
+    }
+  });
+
+  it('the product page shows the account\'s net price and the stock of each size, as the lookup service answers them', async () => {
+    const { b } = await buyer();
+    const page = await b.get('/products/MH01?colour=black');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h1>Chaz Kangaroo Hoodie <span class="product__colour">in Black<\/span><\/h1>/);
+    assert.match(page.body, /<dt>Brand<\/dt><dd>Acme Apparel<\/dd>/);
+    assert.match(page.body, /<dt>Category<\/dt><dd>Men › Hoodies<\/dd>/);
+    assert.match(page.body, /<a href="\/products\/MH01\?colour=Red">Red<\/a>/, 'the other colour linked');
+
+    const lookup = await t.app.inject({
+      method: 'POST', url: '/api/public/v1/products/by-sku', headers: { 'x-api-key': integrator, 'x-customer-no': 'CAT-1', 'content-type': 'application/json' },
+      payload: { skus: ['MH01-S-Black', 'MH01-M-Black', 'MH01-L-Black'] },
+    });
+    assert.equal(lookup.statusCode, 200, lookup.body);
+    const values = (lookup.json().data as Array<{ value: { size: string; unitPrice: string; stock: { onHand: number; reserved: number } } }>).map((r) => r.value);
+    assert.deepEqual(values.map((v) => v.unitPrice), ['36.0000', '36.0000', '38.2500']);
+    const rows = [...page.body.matchAll(/<th scope="row">([^<]+)<\/th>\s*<td class="numeric">([^<]+)<\/td>\s*<td class="numeric">([^<]+)<\/td>\s*<td>([^<]+)<\/td>/g)]
+      .map((m) => ({ size: m[1], price: m[2], now: m[3], incoming: m[4] }));
+    assert.deepEqual(rows.map((r) => r.size), ['S', 'M', 'L'], 'sizes smallest first');
+    assert.deepEqual(rows.map((r) => r.price), values.map((v) => formatMoney(v.unitPrice, 'AUD')));
+    assert.deepEqual(rows.map((r) => r.now), values.map((v) => String(Math.max(0, v.stock.onHand - v.stock.reserved))));
+    assert.deepEqual(rows.map((r) => r.incoming), ['—', '40 on 15 Jan 2027', '—']);
+    assert.match(page.body, /<label class="visually-hidden" for="qty-0">Quantity of size S<\/label>/);
+  });
+
+  it('a product or colour the account may not see is the same 404 as one that does not exist', async () => {
+    const { b } = await buyer('CAT-2');
+    const bodies: string[] = [];
+    for (const url of ['/products/LX01', '/products/MB01?colour=Black', '/products/NOPE', '/products/MH01?colour=Green', '/products/MT01?colour=White']) {
+      const res = await b.get(url);
+      assert.equal(res.statusCode, 404, url);
+      bodies.push(res.body.replace(/name="_csrf" value="[^"]+"/g, ''));
+    }
+    assert.equal(new Set(bodies).size, 1, 'the same words for unknown, blocked, restricted and not-allowed');
+    assert.match(bodies[0]!, /Page not found/);
+    assert.equal((await b.get('/products/MH01?colour=Red')).statusCode, 200, 'its allowed brand is shown');
+  });
+
+  it('the size grid adds every size with a quantity in one go and says what was added', async () => {
+    const { b, userId } = await buyer();
+    await b.get('/products/MH01?colour=Black');
+    const res = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '2', 'qty:MH01-M-Black': '', 'qty:MH01-L-Black': ' 3 ' });
+    assert.equal(res.statusCode, 303, res.body);
+    assert.equal(res.headers.location, '/products/MH01?colour=Black');
+    assert.deepEqual(await basketOf(userId), ['MH01-S-Black×2', 'MH01-L-Black×3']);
+    const shown = await b.get('/products/MH01?colour=Black');
+    assert.match(shown.body, /<div class="notice notice--success" role="status">\s*<p>Added to your basket: Chaz Kangaroo Hoodie, Black: 2 × S, 3 × L\.<\/p>/);
+    assert.match(shown.body, /<a href="\/basket">Go to your basket<\/a>/);
+    assert.doesNotMatch((await b.get('/products/MH01?colour=Black')).body, /Added to your basket/, 'the message is shown once');
+  });
+
+  it('refuses non-whole, negative and too large quantities, or none at all, with errors linked to the sizes, adding nothing', async () => {
+    const { b, userId } = await buyer();
+    await b.get('/products/MH01?colour=Black');
+    const res = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '1.5', 'qty:MH01-M-Black': '-2', 'qty:MH01-L-Black': '2147483648' });
+    assert.equal(res.statusCode, 400);
+    assert.match(res.body, /<title>Error: Chaz Kangaroo Hoodie, Black/);
+    assert.match(res.body, /<a href="#qty-0">Quantity for size S must be a whole number, like 5<\/a>/);
+    assert.match(res.body, /<a href="#qty-1">Quantity for size M must be 0 or more<\/a>/);
+    assert.match(res.body, /<a href="#qty-2">Quantity for size L must be 2,147,483,647 or fewer<\/a>/);
+    assert.match(res.body, /id="qty-0" name="qty:MH01-S-Black" type="text" inputmode="numeric" autocomplete="off" value="1.5" aria-invalid="true" aria-describedby="qty-0-error"/);
+    const empty = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '', 'qty:MH01-M-Black': '0' });
+    assert.equal(empty.statusCode, 400);
+    assert.match(empty.body, /<a href="#qty-0">Enter a quantity for at least one size<\/a>/);
+    // Beyond what a basket line may hold once summed: the basket service refuses it, shown on the size.
+    await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '2147483647' });
+    const over = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '1', 'qty:MH01-L-Black': '1' });
+    assert.equal(over.statusCode, 400);
+    assert.match(over.body, /<a href="#qty-0">Size S: MH01-S-Black would have 2,147,483,648 in the basket/);
+    assert.deepEqual(await basketOf(userId), ['MH01-S-Black×2147483647'], 'nothing of the refused forms added');
+  });
+
+  it('quick order adds the good lines in one go and lists the bad ones with line, text and reason, left in the box', async () => {
+    const { b, userId } = await buyer();
+    await b.get('/quick-order');
+    const text = [
+      'SKU,Quantity', 'MH01-M-Red, 2', 'NOPE-1, 1', `${EAN_HOODIE_L}\t4\t`, 'MT01-S; 1.5', 'LX01-M, 1', `${EAN_LUXE},1`, '', '  ', 'MT01-L;3', 'MT01-S, 0', 'MT01-S',
+    ].join('\r\n');
+    const res = await b.post('/quick-order', { lines: text });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(await basketOf(userId), ['MH01-M-Red×2', 'MH01-L-Black×4', 'MT01-L×3'], 'SKU, EAN (tab separated) and semicolon lines');
+    assert.match(res.body, /Line 1 \(“SKU,Quantity”\) looks like column headings and was skipped\./);
+    assert.match(res.body, /Added 3 lines to your basket:/);
+    assert.match(res.body, new RegExp(`MH01-L-Black × 4 <span class="muted">\\(from ${EAN_HOODIE_L}\\)</span>`));
+    const bad = [...res.body.matchAll(/<tr><td class="numeric">(\d+)<\/td><td class="quick-order__text">([^<]*)<\/td><td>([^<]+)<\/td><\/tr>/g)]
+      .map((m) => [Number(m[1]), decode(m[2]!), m[3]]);
+    assert.deepEqual(bad, [
+      [3, 'NOPE-1, 1', 'SKU or EAN not found'],
+      [5, 'MT01-S; 1.5', 'Quantity must be a whole number, like 5'],
+      [6, 'LX01-M, 1', 'SKU or EAN not found'],
+      [7, `${EAN_LUXE},1`, 'SKU or EAN not found'],
+      [11, 'MT01-S, 0', 'Quantity must be 1 or more'],
+      [12, 'MT01-S', 'Enter a SKU or EAN and a quantity, separated by a comma, tab or semicolon'],
+    ], 'a restricted product reads as not found, by SKU and by EAN');
+    assert.match(res.body, /class="error-summary"[\s\S]*<a href="#lines">Line 3: SKU or EAN not found \(“NOPE-1, 1”\)<\/a>/);
+    const box = /<textarea[^>]*id="lines"[^>]*>([^<]*)<\/textarea>/.exec(res.body);
+    assert.equal(decode(box![1]!), ['NOPE-1, 1', 'MT01-S; 1.5', 'LX01-M, 1', `${EAN_LUXE},1`, 'MT01-S, 0', 'MT01-S'].join('\n'));
+  });
+
+  it('quick order with only good lines redirects to a summary naming them, with a link to the basket', async () => {
+    const { b, userId } = await buyer();
+    await b.get('/quick-order');
+    const res = await b.post('/quick-order', { lines: 'MT01-S\t5\nMT01-S\t1\n' });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/quick-order');
+    assert.deepEqual(await basketOf(userId), ['MT01-S×6'], 'two lines of one SKU add up');
+    const page = await b.get('/quick-order');
+    assert.match(page.body, /Added 2 lines to your basket: MT01-S × 5, MT01-S × 1\./);
+    assert.match(page.body, /<a href="\/basket">Go to your basket<\/a>/);
+  });
+
+  it('quick order refuses an empty paste and more than 500 lines, adding nothing', async () => {
+    const { b, userId } = await buyer();
+    await b.get('/quick-order');
+    const empty = await b.post('/quick-order', { lines: '\n \n' });
+    assert.equal(empty.statusCode, 400);
+    assert.match(empty.body, /<a href="#lines">Enter at least one line: a SKU or EAN, then a quantity<\/a>/);
+    const many = await b.post('/quick-order', { lines: Array.from({ length: 501 }, () => 'MT01-S,1').join('\n') });
+    assert.equal(many.statusCode, 400);
+    assert.match(many.body, /Paste at most 500 lines at a time; you pasted 501\. Nothing was added/);
+    assert.deepEqual(await basketOf(userId), []);
+  });
+
+  it('refuses every POST without a valid form token, adding nothing', async () => {
+    const { b, userId } = await buyer();
+    await b.get('/products/MH01?colour=Black');
+    for (const csrf of [null, 'forged']) {
+      const grid = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '1' }, csrf);
+      assert.equal(grid.statusCode, 403);
+      assert.match(grid.body, /This form has expired/);
+      const quick = await b.post('/quick-order', { lines: 'MT01-S,1' }, csrf);
+      assert.equal(quick.statusCode, 403);
+    }
+    assert.deepEqual(await basketOf(userId), []);
+  });
+
+  it('reads pasted lines as a spreadsheet copies them', () => {
+    const paste = parsePaste('Code;Qty\n A-1 ; 2 \n\nB-2\t1,200\nC-3,4,\n');
+    assert.equal(paste.header?.lineNo, 1);
+    assert.deepEqual(paste.good.map((l) => [l.lineNo, l.key, l.quantity]), [[2, 'A-1', 2], [5, 'C-3', 4]]);
+    assert.deepEqual(paste.bad.map((l) => [l.lineNo, l.reason]), [[4, 'Quantity must be a whole number, like 5']]);
+    assert.equal(parsePaste('A,1\nB,2').header, undefined, 'a first line with a quantity is no header');
+  });
+});
