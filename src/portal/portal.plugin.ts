@@ -11,8 +11,11 @@ import type { LookupDeps } from '../modules/lookup/lookup.service.js';
 import type { OrderDeps } from '../modules/orders/orders.service.js';
 import type { SearchDeps } from '../modules/search/search.service.js';
 import { createUsersService } from '../modules/users/users.service.js';
+import { accountRoutes } from './account.routes.js';
 import { authRoutes } from './auth.routes.js';
+import { basketRoutes } from './basket.routes.js';
 import { homeRoutes } from './home.routes.js';
+import { ordersRoutes } from './orders.routes.js';
 import { MESSAGES, sendMessage, serverError } from './pages.js';
 import { ASSETS_DIR } from './render.js';
 import { sessionGuards, type CookiePolicy } from './session.js';
@@ -113,6 +116,9 @@ export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Prom
     const cookiePolicyDeps = { users, rateLimiter: deps.rateLimiter, cookie: cookiePolicy, guards };
     await authRoutes(portal, cookiePolicyDeps);
     await homeRoutes(portal, { guards });
+    await basketRoutes(portal, { guards, pool: deps.pool, services: deps.services });
+    await ordersRoutes(portal, { guards, pool: deps.pool, services: deps.services });
+    await accountRoutes(portal, { guards, pool: deps.pool, services: deps.services });
   }, {
     // Invitation and reset links are secrets: their token stays out of the request log lines.
     // (Fastify's type says a serializer returns a string; pino takes any value, as Fastify's own req serializer returns an object.)
