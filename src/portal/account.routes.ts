@@ -17,8 +17,9 @@ const DOCUMENT_WORDS: Record<LedgerEntryView['documentType'], string> = {
   Invoice: 'Invoice', CreditMemo: 'Credit note', Payment: 'Payment', Refund: 'Refund', FinanceChargeMemo: 'Finance charge', Reminder: 'Reminder',
 };
 
-// The ledger's own parser reads the values (a bad page is a 400, never silently corrected).
-const LedgerQuery = Type.Object({ open: Type.Optional(Type.String({ maxLength: 10 })), page: Type.Optional(Type.String({ maxLength: 10 })) });
+// Query strings are text here (no coercion in the portal's scope): a page is 1 to 9999, anything
+// else the 400 page; the ledger's own parser then reads the values as the API's route does.
+const LedgerQuery = Type.Object({ open: Type.Optional(Type.String({ maxLength: 10 })), page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$' })) });
 
 export async function accountRoutes(app: FastifyInstance, deps: PageRoutesDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
