@@ -224,6 +224,7 @@ describe('buyer portal: basket and placing the order', () => {
     const { b, owner } = await signedInBuyer(t, 'unpriced@example.com', 'C1');
     await addToBasket(t.pool, owner, [{ sku: 'TEE-M', quantity: 1 }, { sku: 'NOPRICE', quantity: 1 }]);
     page = await b.get('/basket');
+    assert.doesNotMatch(page.body, /action="\/basket\/order"/, 'no place-order button for an unpriced line');
     const v = (await readBasket(t.pool, owner)).version;
     res = await b.post('/basket/order', { version: v, shipToCode: 'MAIN' });
     assert.equal(res.statusCode, 422);
