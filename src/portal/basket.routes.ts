@@ -321,14 +321,14 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     if (shipToCode === null) {
       return sendBasket(reply, deps, buyer, { status: 400, errors: [{ field: 'shipToCode', message: 'Choose where to deliver the order and save it before placing the order' }] });
     }
-    let orderNumber: string;
+    let placed: { orderNumber: string; replayed: boolean };
     try {
       const body = {
         shipToCode,
         lines: basket.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })),
         ...(basket.customerReference === null ? {} : { customerReference: basket.customerReference }),
       };
-      orderNumber = (await placeOrder(deps.services.orders, buyer.accountNo, body, key)).orderNumber;
+      placed = await placeOrder(deps.services.orders, buyer.accountNo, body, key);
     } catch (error) {
       if (!(error instanceof AppError) || error.status < 400 || error.status >= 500) throw error;
       const problems = error.errors && error.errors.length > 0 ? error.errors : [{ path: '', message: error.detail }];
@@ -336,6 +336,8 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
       return sendBasket(reply, deps, buyer, { status: error.status, errors, refused: 'Your order was not placed. Your basket has been kept as it is.' });
     }
     const emptied = await emptyOrderedBasket(deps.pool, owner, version);
-    return reply.redirect(`/orders/${encodeURIComponent(orderNumber)}?placed=${emptied ? '1' : 'kept'}`, 303);
+    // A replayed answer whose basket is no longer that version: the first post emptied it.
+    const kept = !emptied && !placed.replayed;
+    return reply.redirect(`/orders/${encodeURIComponent(placed.orderNumber)}?placed=${kept ? 'kept' : '1'}`, 303);
   });
 }

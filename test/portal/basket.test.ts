@@ -195,6 +195,20 @@ describe('buyer portal: basket and placing the order', () => {
     assert.match((await b.get('/basket')).body, /Your basket is empty/);
   });
 
+  it('places one order when the same form arrives twice at once (a double click), both answers on that order', async () => {
+    const { b, owner } = await signedInBuyer(t, 'double@example.com', 'C1');
+    await addToBasket(t.pool, owner, [{ sku: 'TEE-M', quantity: 3 }]);
+    const version = versionOf((await b.get('/basket')).body);
+    const [one, two] = await Promise.all([b.post('/basket/order', { version, shipToCode: 'MAIN' }), b.post('/basket/order', { version, shipToCode: 'MAIN' })]);
+    assert.equal(one.statusCode, 303, one.body);
+    assert.equal(two.statusCode, 303, two.body);
+    const number = (res: typeof one) => /^\/orders\/(PW\d+)\?placed=1$/.exec(res.headers.location as string)?.[1];
+    assert.ok(number(one), one.headers.location as string);
+    assert.equal(number(two), number(one));
+    assert.equal(await count("SELECT count(*)::int AS n FROM order_lines l JOIN orders o USING (order_number) WHERE o.account_no = 'C1' AND l.sku = 'TEE-M' AND l.quantity = 3"), 1);
+    assert.deepEqual((await readBasket(t.pool, owner)).lines, []);
+  });
+
   it('does not place an order from a basket changed since the page was shown', async () => {
     const { b, owner } = await signedInBuyer(t, 'changed@example.com', 'C1');
     await addToBasket(t.pool, owner, [{ sku: 'TEE-M', quantity: 1 }]);
