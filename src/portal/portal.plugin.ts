@@ -5,13 +5,17 @@ import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
+import { AppError } from '../platform/http/problem.js';
 import type { RateLimiter } from '../platform/http/rate-limit.js';
 import type { AccountDeps } from '../modules/customers/account.service.js';
 import type { LookupDeps } from '../modules/lookup/lookup.service.js';
 import type { OrderDeps } from '../modules/orders/orders.service.js';
 import type { SearchDeps } from '../modules/search/search.service.js';
 import { createUsersService } from '../modules/users/users.service.js';
+import { accountRoutes } from './account.routes.js';
 import { authRoutes } from './auth.routes.js';
+import { basketRoutes } from './basket.routes.js';
+import { ordersRoutes } from './orders.routes.js';
 import { MESSAGES, sendMessage, serverError } from './pages.js';
 import { productRoutes } from './product.routes.js';
 import { quickOrderRoutes } from './quick-order.routes.js';
@@ -98,19 +102,7 @@ export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Prom
       else done();
     });
 
-    // Pages answer pages: never a stack trace or a JSON problem in a browser.
-    portal.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN') {
-        request.log.info({ code: error.code }, 'portal form refused: CSRF token missing or invalid');
-        return sendMessage(reply, 403, MESSAGES.formExpired);
-      }
-      if (error.validation || (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)) {
-        request.log.info({ code: error.code ?? 'validation' }, 'portal request refused');
-        return sendMessage(reply, error.validation ? 400 : error.statusCode as number, MESSAGES.badForm);
-      }
-      request.log.error({ err: error }, 'portal request failed');
-      return sendMessage(reply, 500, serverError(String(request.id)));
-    });
+    portal.setErrorHandler(portalErrorPage);
 
     const cookiePolicyDeps = { users, rateLimiter: deps.rateLimiter, cookie: cookiePolicy, guards };
     await authRoutes(portal, cookiePolicyDeps);
@@ -118,11 +110,32 @@ export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Prom
     await searchRoutes(portal, catalogueDeps);
     await productRoutes(portal, catalogueDeps);
     await quickOrderRoutes(portal, catalogueDeps);
+    await basketRoutes(portal, { guards, pool: deps.pool, services: deps.services });
+    await ordersRoutes(portal, { guards, pool: deps.pool, services: deps.services });
+    await accountRoutes(portal, { guards, pool: deps.pool, services: deps.services });
   }, {
     // Invitation and reset links are secrets: their token stays out of the request log lines.
     // (Fastify's type says a serializer returns a string; pino takes any value, as Fastify's own req serializer returns an object.)
     logSerializers: { req: serializeRequest as unknown as (value: unknown) => string },
   });
+}
+
+/** Pages answer pages: never a stack trace or a JSON problem in a browser. */
+export function portalErrorPage(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN') {
+    request.log.info({ code: error.code }, 'portal form refused: CSRF token missing or invalid');
+    return sendMessage(reply, 403, MESSAGES.formExpired);
+  }
+  // A service's refusal (AppError carries its status as `status`) or Fastify's own (`statusCode`).
+  const status = error instanceof AppError ? error.status : error.statusCode;
+  const validation = !(error instanceof AppError) && error.validation !== undefined;
+  if (validation || (status !== undefined && status >= 400 && status < 500)) {
+    request.log.info({ code: error.code ?? 'validation' }, 'portal request refused');
+    if (status === 404) return sendMessage(reply, 404, MESSAGES.notFound);
+    return sendMessage(reply, validation ? 400 : status as number, MESSAGES.badForm);
+  }
+  request.log.error({ err: error }, 'portal request failed');
+  return sendMessage(reply, 500, serverError(String(request.id)));
 }
 
 /** Paths the portal owns for a browser's 404 page; everything else keeps the API's problem+json. */

@@ -49,6 +49,18 @@ export async function lockBasket(db: Queryable, owner: BasketOwner): Promise<Bas
   return rows[0] as BasketRow;
 }
 
+/**
+ * Locks the basket for the caller's transaction only if it is still at `version`, without raising
+ * it: true when it is (nothing changed it since), false when it changed or does not exist.
+ */
+export async function lockBasketAtVersion(db: Queryable, owner: BasketOwner, version: string): Promise<boolean> {
+  const { rows } = await db.query(
+    'SELECT 1 FROM baskets WHERE user_id = $1 AND account_no = $2 AND version = $3::bigint FOR UPDATE',
+    [owner.userId, owner.accountNo, version],
+  );
+  return rows.length > 0;
+}
+
 /** Sets each SKU's quantity (adding lines not there yet, at the end, in the order given). */
 export async function writeBasketLines(db: Queryable, owner: BasketOwner, lines: readonly BasketLineRow[]): Promise<void> {
   if (lines.length === 0) return;

@@ -1,7 +1,7 @@
 import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
 import { AppError } from '../../platform/http/problem.js';
 import {
-  deleteBasketLines, findBasket, findBasketLines, lockBasket, writeBasketLines, writeCheckout,
+  deleteBasketLines, findBasket, findBasketLines, lockBasket, lockBasketAtVersion, writeBasketLines, writeCheckout,
   type BasketLineRow, type BasketOwner, type BasketRow,
 } from './baskets.repository.js';
 
@@ -137,4 +137,17 @@ export async function emptyBasket(q: Queryable, owner: BasketOwner): Promise<voi
   const row = await lockBasket(q, owner);
   await deleteBasketLines(q, owner, 'all');
   await writeCheckout(q, owner, row.ship_to_code, null);
+}
+
+/**
+ * Empties the basket an order was just placed from, only if it is still the version that order
+ * priced: a line a second tab added meanwhile is never thrown away unordered. True when emptied.
+ * Called after the order's own transaction committed, so a refused or failed order never empties it.
+ */
+export async function emptyOrderedBasket(pool: Pool, owner: BasketOwner, version: string): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    if (!(await lockBasketAtVersion(tx, owner, version))) return false;
+    await emptyBasket(tx, owner);
+    return true;
+  });
 }

@@ -200,6 +200,14 @@ export async function placeOrder(deps: OrderDeps, accountNo: string, body: unkno
   });
 }
 
+/**
+ * The number of the order placed under an Idempotency-Key of the account in the last 24 hours, if
+ * any: the portal finds the order a resubmitted form already placed from a basket since emptied.
+ */
+export async function orderPlacedWithKey(deps: OrderDeps, accountNo: string, key: string): Promise<string | undefined> {
+  return withTransaction(deps.pool, async (tx) => (await claimIdempotencyKey(tx, accountNo, key))?.order_number);
+}
+
 export async function getOrder(deps: OrderDeps, accountNo: string, orderNumber: string): Promise<Order> {
   const order = await findOrder(deps.pool, accountNo, orderNumber);
   if (order === undefined) {
