@@ -18,13 +18,24 @@ export interface BasketLineRow {
   quantity: number;
 }
 
-/** The basket's checkout choices and version, or undefined when the owner has none yet. */
-export async function findBasket(db: Queryable, owner: BasketOwner): Promise<BasketRow | undefined> {
-  const { rows } = await db.query<BasketRow>(
-    'SELECT ship_to_code, customer_reference, version::text FROM baskets WHERE user_id = $1 AND account_no = $2',
+/**
+ * The basket's checkout choices and version with its lines, or undefined when the owner has none
+ * yet: one statement, so the lines are the version's (two reads could see a version and the lines
+ * of the next one, committed in between).
+ */
+export async function findBasket(db: Queryable, owner: BasketOwner): Promise<{ row: BasketRow; lines: BasketLineRow[] } | undefined> {
+  const { rows } = await db.query<BasketRow & { sku: string | null; quantity: number | null }>(
+    `SELECT b.ship_to_code, b.customer_reference, b.version::text, l.sku, l.quantity
+     FROM baskets b LEFT JOIN basket_lines l USING (user_id, account_no)
+     WHERE b.user_id = $1 AND b.account_no = $2
+     ORDER BY l.position`,
     [owner.userId, owner.accountNo],
   );
-  return rows[0];
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  const row = { ship_to_code: first.ship_to_code, customer_reference: first.customer_reference, version: first.version };
+  const lines = rows.flatMap((r) => (r.sku === null || r.quantity === null ? [] : [{ sku: r.sku, quantity: r.quantity }]));
+  return { row, lines };
 }
 
 export async function findBasketLines(db: Queryable, owner: BasketOwner): Promise<BasketLineRow[]> {

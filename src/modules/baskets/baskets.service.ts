@@ -44,8 +44,8 @@ const refused = (detail: string, problems: Array<{ path: string; message: string
   new AppError('unprocessable', 422, 'Request cannot be processed', detail, {}, problems);
 
 export async function readBasket(q: Queryable, owner: BasketOwner): Promise<Basket> {
-  const [row, lines] = await Promise.all([findBasket(q, owner), findBasketLines(q, owner)]);
-  return basketOf(row, lines);
+  const found = await findBasket(q, owner);
+  return basketOf(found?.row, found?.lines ?? []);
 }
 
 function checkQuantities(lines: readonly BasketLine[], allowZero: boolean): Array<{ path: string; message: string }> {

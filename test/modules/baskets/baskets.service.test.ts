@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  addToBasket, emptyBasket, MAX_BASKET_LINES, MAX_LINE_QUANTITY, readBasket, removeFromBasket, setBasketCheckout, setBasketQuantities,
+  addToBasket, emptyBasket, emptyOrderedBasket, MAX_BASKET_LINES, MAX_LINE_QUANTITY, readBasket, removeFromBasket, setBasketCheckout, setBasketQuantities,
   type BasketOwner,
 } from '../../../src/modules/baskets/baskets.service.js';
 import { withTransaction } from '../../../src/platform/db/pool.js';
@@ -126,6 +126,18 @@ describe('baskets (one per user and account, in PostgreSQL)', () => {
     await withTransaction(t.pool, (tx) => emptyBasket(tx, o));
     const basket = await readBasket(t.pool, o);
     assert.deepEqual([basket.lines, basket.shipToCode, basket.customerReference], [[], 'MAIN', null]);
+  });
+
+  it('reads a version with its own lines, never the lines of the next version committed meanwhile', async () => {
+    const o = await owner();
+    for (let round = 0; round < 20; round += 1) {
+      const { version } = await addToBasket(t.pool, o, [{ sku: 'A', quantity: 1 }, { sku: 'B', quantity: 2 }]);
+      const [, ...reads] = await Promise.all([emptyOrderedBasket(t.pool, o, version), ...Array.from({ length: 6 }, () => readBasket(t.pool, o))]);
+      for (const read of reads) {
+        if (read.version === version) assert.deepEqual(read.lines, [{ sku: 'A', quantity: 1 }, { sku: 'B', quantity: 2 }], `round ${round}`);
+        else assert.deepEqual(read.lines, [], `round ${round}: version ${read.version} after emptying ${version}`);
+      }
+    }
   });
 
   it('counts every unit when two tabs add to one basket at once', async () => {
