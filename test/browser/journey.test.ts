@@ -267,7 +267,7 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
     assert.equal(summary.Total, money(quote.total));
     assert.match(await mainText(page), new RegExp(`delivery to WH with purchase order number PO-JOURNEY-7\\. Total ${money(quote.total)}`));
 
-    await tabTo(page, page.getByRole('button', { name: 'Place order' }), { maxTabs: 60, checkFocusVisible: false });
+    await tabTo(page, page.getByRole('button', { name: 'Place order' }), { maxTabs: 60 });
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Order placed' }).waitFor();
     const orderNumber = /\/orders\/(PW\d{8})/.exec(page.url())?.[1];
