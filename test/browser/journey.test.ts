@@ -364,7 +364,7 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
     assert.match(await mainText(otto), /otto@example\.com/);
     await checkPage(otto, 'auth-forgot-password-sent');
 
-    const reset = await linkFromMail('otto@example.com', /^Subject: .*password/im, 'reset-password');
+    const reset = await linkFromMail('otto@example.com', /^Subject: Reset your Portway password$/m, 'reset-password');
     await otto.goto(`${base}${reset}`);
     await otto.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
     assert.match(await mainText(otto), /otto@example\.com/);
