@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CategoryItem, ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
 import { REPO_ROOT } from './paths.js';
+import { seededRandom } from '../../src/platform/seeded-random.js';
+
+export { seededRandom };
 
 /**
  * Benchmark catalogues. The Luma catalogue is read from the shared data directory next to the
@@ -58,17 +61,6 @@ export function categoryTree(variants: ReadonlyArray<{ category?: string | null;
     .map(({ item }) => item);
 }
 
-/** Small deterministic PRNG (mulberry32), so every run generates the same catalogue. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Groups variants by master product, in first-seen order. */
 function byMaster(items: readonly ProductItem[]): ProductItem[][] {

@@ -6,6 +6,7 @@ import type { LedgerEntryItem } from '../modules/ledger/ledger.schemas.js';
 import { gs1CheckDigit } from '../modules/lookup/ean.js';
 import type { PriceRuleItem } from '../modules/pricing/pricing.schemas.js';
 import type { AreaItem, GstPostingRatesItem, JurisdictionItem } from '../modules/tax/tax.schemas.js';
+import { seededRandom } from '../platform/seeded-random.js';
 
 /**
  * The demo world `portway demo` loads: a small apparel wholesaler's catalogue (about 40 styles in
@@ -36,17 +37,6 @@ export interface DemoWorld {
   readonly ledger: readonly LedgerEntryItem[];
 }
 
-/** Small deterministic PRNG (mulberry32), so every run generates the same world. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** PORTWAY and HARBOUR are open to all; SUMMIT is restricted and the demo customer has it as an indent brand; VAULT is restricted and hidden from it. */
 export const DEMO_BRANDS: readonly BrandItem[] = [
