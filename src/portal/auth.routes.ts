@@ -5,7 +5,7 @@ import type { RateLimiter, RateLimitPolicy } from '../platform/http/rate-limit.j
 import { INVITATION_VALIDITY_DAYS } from '../modules/customers/provision-user.job.js';
 import { RESET_VALIDITY_MINUTES } from '../modules/users/password-reset.job.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../modules/users/passwords.js';
-import type { LinkState, UsersService } from '../modules/users/users.service.js';
+import type { Invitation, LinkState, UsersService } from '../modules/users/users.service.js';
 import { MESSAGES, sendMessage, tooManyAttempts, type Message } from './pages.js';
 import { sendPage, type FieldError } from './render.js';
 import {
@@ -123,14 +123,27 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRoutesDeps): Pr
     return sendMessage(reply, 429, tooManyAttempts(decision.resetS));
   }
 
+  /** The choose-password page of an invitation link; with errors, the form sent back (400). */
+  function invitationPage(reply: FastifyReply, token: string, invitation: Extract<Invitation, { state: 'valid' }>, errors?: FieldError[]): FastifyReply {
+    return sendPage(reply, 'choose-password', {
+      title: 'Choose your password', heading: 'Choose your password', submit: 'Accept the invitation',
+      action: `/invitations/${token}`, passwordHint: PASSWORD_HINT, csrfToken: reply.generateCsrf(), errors, ...invitation,
+    }, errors === undefined ? 200 : 400);
+  }
+
+  /** The choose-password page of a reset link; with errors, the form sent back (400). */
+  function resetPage(reply: FastifyReply, token: string, email: string, errors?: FieldError[]): FastifyReply {
+    return sendPage(reply, 'choose-password', {
+      title: 'Choose a new password', heading: 'Choose a new password', submit: 'Change the password',
+      action: `/reset-password/${token}`, passwordHint: PASSWORD_HINT, csrfToken: reply.generateCsrf(), email, errors,
+    }, errors === undefined ? 200 : 400);
+  }
+
   // Invitation: choose a password, which accepts the invitation and signs in.
   portal.get('/invitations/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const invitation = await users.invitation(request.params.token);
     if (invitation.state !== 'valid') return sendMessage(reply, statusOf(invitation.state), invitationProblem(invitation.state));
-    return sendPage(reply, 'choose-password', {
-      title: 'Choose your password', heading: 'Choose your password', submit: 'Accept the invitation',
-      action: `/invitations/${request.params.token}`, passwordHint: PASSWORD_HINT, csrfToken: reply.generateCsrf(), ...invitation,
-    });
+    return invitationPage(reply, request.params.token, invitation);
   });
 
   portal.post('/invitations/:token', { schema: { hide: true, params: TokenParams, body: PasswordForm } }, async (request, reply) => {
@@ -140,10 +153,7 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRoutesDeps): Pr
     if (result.outcome === 'invalid') {
       const invitation = await users.invitation(token);
       if (invitation.state !== 'valid') return sendMessage(reply, statusOf(invitation.state), invitationProblem(invitation.state));
-      return sendPage(reply, 'choose-password', {
-        title: 'Choose your password', heading: 'Choose your password', submit: 'Accept the invitation',
-        action: `/invitations/${token}`, passwordHint: PASSWORD_HINT, csrfToken: reply.generateCsrf(), errors: result.errors, ...invitation,
-      }, 400);
+      return invitationPage(reply, token, invitation, result.errors);
     }
     return signIn(request, reply, result.userId, undefined, result.accountNo);
   });
@@ -224,10 +234,7 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRoutesDeps): Pr
   portal.get('/reset-password/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
     const reset = await users.passwordReset(request.params.token);
     if (reset.state !== 'valid') return sendMessage(reply, statusOf(reset.state), resetProblem(reset.state));
-    return sendPage(reply, 'choose-password', {
-      title: 'Choose a new password', heading: 'Choose a new password', submit: 'Change the password',
-      action: `/reset-password/${request.params.token}`, passwordHint: PASSWORD_HINT, csrfToken: reply.generateCsrf(), email: reset.email,
-    });
+    return resetPage(reply, request.params.token, reset.email);
   });
 
   portal.post('/reset-password/:token', { schema: { hide: true, params: TokenParams, body: PasswordForm } }, async (request, reply) => {
@@ -237,10 +244,7 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRoutesDeps): Pr
     if (result.outcome === 'invalid') {
       const reset = await users.passwordReset(token);
       if (reset.state !== 'valid') return sendMessage(reply, statusOf(reset.state), resetProblem(reset.state));
-      return sendPage(reply, 'choose-password', {
-        title: 'Choose a new password', heading: 'Choose a new password', submit: 'Change the password',
-        action: `/reset-password/${token}`, passwordHint: PASSWORD_HINT, csrfToken: reply.generateCsrf(), email: reset.email, errors: result.errors,
-      }, 400);
+      return resetPage(reply, token, reset.email, result.errors);
     }
     // Every session of the user has ended with the change; this browser starts a new one.
     return signIn(request, reply, result.userId, undefined);
