@@ -4,11 +4,11 @@ import { textProblem } from '../../platform/http/formats.js';
 import { AppError, errors } from '../../platform/http/problem.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import { decodeStock } from '../inventory/stock.js';
-import type { PricedUnit, PricingAccount, PricingProduct } from '../pricing/pricing.engine.js';
+import { pricingAccountKey, pricingAccountOf, type PricedUnit, type PricingProduct } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache, RuleSet } from '../pricing/rule-cache.js';
 import { eanProblem } from './ean.js';
 import { renderLookupAnswer } from './lookup.render.js';
-import { findLookupBatch, type LookupAccountRow } from './lookup.repository.js';
+import { findLookupBatch } from './lookup.repository.js';
 import { MAX_LOOKUP_KEYS, type LookupResult } from './lookup.schemas.js';
 import { PRICES_KEPT_PER_PRODUCT, type KeptPrice, type LookupKind, type LookupProduct, type LookupProductCache } from './product-cache.js';
 
@@ -69,15 +69,8 @@ export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
   return list as string[];
 }
 
-const pricingAccount = (a: LookupAccountRow): PricingAccount => ({
-  accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
-});
-
 /** Quantity 1: the lookup's price is the price of one unit (interface, "Public lookup result"). */
 const LOOKUP_QUANTITY = 1;
-
-/** Everything of the account the engine reads, as one key. */
-const accountKey = (a: PricingAccount): string => JSON.stringify([a.accountNo, a.priceMode, a.priceGroup, a.discGroup]);
 
 interface PricingCall {
   readonly accountKey: string;
@@ -139,10 +132,10 @@ async function resolveLookup(deps: LookupDeps, accountNo: string, kind: LookupKi
     for (const p of entry?.products ?? []) if (p.brandRestricted && p.brandCode !== null) restricted.add(p.brandCode);
   }
   const mayBuy = brandEntitlement({ allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted);
-  const pricing = pricingAccount(account);
+  const pricing = pricingAccountOf(account);
   const rules = await deps.rules.atLeast(account.rules_version);
   const at = (deps.now ?? (() => new Date()))();
-  const call: PricingCall = { accountKey: accountKey(pricing), rules, price: rules.index.pricer(pricing, at, LOOKUP_QUANTITY), at };
+  const call: PricingCall = { accountKey: pricingAccountKey(pricing), rules, price: rules.index.pricer(pricing, at, LOOKUP_QUANTITY), at };
 
   const answers = new Map<string, Resolved>();
   unique.forEach((key, i) => {

@@ -37,7 +37,7 @@ export const PRICES_KEPT_PER_PRODUCT = 4;
 
 /** A net unit price, with everything else it was computed from. */
 export interface KeptPrice {
-  /** Every field of the account the engine reads (`accountKey` in lookup.service.ts). */
+  /** Every field of the account the engine reads (`pricingAccountKey` in pricing.engine.ts). */
   readonly account: string;
   /** The rule set it was priced with: a reloaded set is a new object. */
   readonly rules: RuleSet;

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ExplainedPrice, NetPrice, PricingAccount, PricingProduct } from '../pricing/pricing.engine.js';
+import { pricingAccountKey, type ExplainedPrice, type NetPrice, type PricingAccount, type PricingProduct } from '../pricing/pricing.engine.js';
 import type { RuleSet } from '../pricing/rule-cache.js';
 
 /** A quote line's price, with everything it was computed from that its key does not name. */
@@ -32,7 +32,7 @@ export class QuotePriceCache {
 
   /** Prices products at quantities for one account, rule set and instant (one quote's lines). */
   pricer(account: PricingAccount, rules: RuleSet, at: Date): (product: PricingProduct, quantity: number) => NetPrice {
-    const accountKey = JSON.stringify([account.accountNo, account.priceMode, account.priceGroup, account.discGroup]);
+    const accountKey = pricingAccountKey(account);
     const t = at.getTime();
     // One explainer per quantity: products of one item discount group share its rules' winners.
     const explainers = new Map<number, (product: PricingProduct) => ExplainedPrice>();

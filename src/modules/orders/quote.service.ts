@@ -6,7 +6,7 @@ import { compileItemValidator } from '../../platform/http/item-validator.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import { quoteFreight, type Shipping } from '../freight/freight.engine.js';
 import { decodeStock, type Stock } from '../inventory/stock.js';
-import type { PricingAccount } from '../pricing/pricing.engine.js';
+import { pricingAccountOf } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
 import type { QuotePriceCache } from './quote-price-cache.js';
@@ -85,10 +85,6 @@ function totalsOfUnits(net: bigint, tax: bigint, freight: bigint): Totals {
 export function totalsOf(netAmount: string, taxAmount: string, freightAmount: string): Totals {
   return totalsOfUnits(toUnits(netAmount, SCALE), toUnits(taxAmount, SCALE), toUnits(freightAmount, SCALE));
 }
-
-const pricingAccount = (a: BasketAccount): PricingAccount => ({
-  accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
-});
 
 /** The stored stock text starts `{"onHand":N,"reserved":N,` (encodeStock renders exactly that). */
 const STOCK_HEAD = /^\{"onHand":(\d+),"reserved":(\d+),/;
@@ -182,7 +178,7 @@ export async function priceBasket(
 
   const day = siteDay(at, deps.timeZone);
   const taxOf = taxResolver({ account: taxAccount, shipTo: taxShipTo, day, data: taxData });
-  const priceOf = deps.prices.pricer(pricingAccount(account), ruleSet, at);
+  const priceOf = deps.prices.pricer(pricingAccountOf(account), ruleSet, at);
   const stock = new StockLedger();
   const blockers: Array<{ path: string; message: string }> = [];
   if (account.status !== 'Active') blockers.push({ path: '', message: notActive(account) });

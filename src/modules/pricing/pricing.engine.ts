@@ -34,6 +34,14 @@ export interface PricingAccount {
   discGroup: string | null;
 }
 
+/** An account row's pricing fields (accounts' columns) as the engine reads them. */
+export const pricingAccountOf = (a: { account_no: string; price_mode: string | null; price_group: string | null; disc_group: string | null }): PricingAccount => ({
+  accountNo: a.account_no, priceMode: a.price_mode, priceGroup: a.price_group, discGroup: a.disc_group,
+});
+
+/** Everything of the account the engine reads, as one key: a price kept under it is the account's price. */
+export const pricingAccountKey = (a: PricingAccount): string => JSON.stringify([a.accountNo, a.priceMode, a.priceGroup, a.discGroup]);
+
 export interface PricingProduct {
   sku: string;
   masterProductNo: string | null;
