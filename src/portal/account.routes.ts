@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { accountOverview } from '../modules/customers/account.service.js';
 import type { LedgerEntryView } from '../modules/ledger/ledger.schemas.js';
-import { accountLedgerPage, parseLedgerParams } from '../modules/ledger/ledger.service.js';
+import { accountLedgerPage, entryIsOpen, parseLedgerParams } from '../modules/ledger/ledger.service.js';
 import { accountStatusWords, type PageRoutesDeps } from './basket.routes.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { sendPage } from './render.js';
@@ -83,7 +83,7 @@ export async function accountRoutes(app: FastifyInstance, deps: PageRoutesDeps):
         due: formatDate(e.dueDate),
         amount: money(e.amount),
         remaining: money(e.remainingAmount),
-        open: e.isOpen ?? (e.remainingAmount !== null && Number(e.remainingAmount) !== 0),
+        open: entryIsOpen(e),
         overdue: e.overdue,
       })),
     });

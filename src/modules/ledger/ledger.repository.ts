@@ -36,7 +36,7 @@ export async function upsertLedgerEntries(tx: Queryable, items: readonly LedgerE
  * never disagree. `e` is ledger_entries; `$2` is the day (YYYY-MM-DD in SITE_TIME_ZONE).
  */
 
-/** isOpen as sent; never sent → open while something remains (a non-zero remainingAmount). */
+/** isOpen as sent; never sent → open while something remains (a non-zero remainingAmount); `entryIsOpen` in ledger.service.ts for an entry read. */
 const OPEN = 'coalesce(e.is_open, coalesce(e.remaining_amount, 0) <> 0)';
 
 /**

@@ -42,6 +42,14 @@ export function amountText(value: string): string {
 
 const amountOrNull = (value: string | null): string | null => (value === null ? null : amountText(value));
 
+/**
+ * Whether an entry counts as open: `isOpen` as sent; never sent → while something remains (a
+ * non-zero remainingAmount). The same rule as the repository's SQL (`OPEN`), which filters and sums.
+ */
+export function entryIsOpen(entry: Pick<LedgerEntryView, 'isOpen' | 'remainingAmount'>): boolean {
+  return entry.isOpen ?? (entry.remainingAmount !== null && !new Dec(entry.remainingAmount).isZero());
+}
+
 export interface LedgerSummary {
   /** Σ remainingAmount of the open entries. */
   amountOwed: string;

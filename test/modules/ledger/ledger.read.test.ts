@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../../src/modules/api-keys/api-keys.service.js';
+import { entryIsOpen } from '../../../src/modules/ledger/ledger.service.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 
 /** GET /api/public/v1/account/ledger through the real app: fields, overdue, open filter, paging, order, keys. */
@@ -121,6 +122,12 @@ describe('GET /api/public/v1/account/ledger', () => {
         assert.equal(page.total, expected.length);
       });
     }
+
+    it('entryIsOpen (what a page shows of an entry read) says open exactly where the filter does', async () => {
+      const page = await ledgerOf('FILTER', '');
+      const open = page.data.filter((e) => entryIsOpen(e)).map((e) => e.entryNo);
+      assert.deepEqual(open, ['2003', '2002', '2001']);
+    });
 
     it('400 naming open for anything but true or false, and for open given twice', async () => {
       for (const query of ['?open=yes', '?open=TRUE', '?open=1', '?open=true&open=false']) {
