@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { Pool } from '../platform/db/pool.js';
 import { AppError } from '../platform/http/problem.js';
 import {
-  MAX_CUSTOMER_REFERENCE, MAX_LINE_QUANTITY, emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities,
+  MAX_CUSTOMER_REFERENCE, emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities,
   type Basket, type BasketOwner,
 } from '../modules/baskets/baskets.service.js';
 import { accountOverview } from '../modules/customers/account.service.js';
@@ -15,6 +15,7 @@ import { priceBasket, type PricedBasket } from '../modules/orders/quote.service.
 import type { Shipping } from '../modules/freight/freight.engine.js';
 import type { Quote, QuoteLine } from '../modules/orders/orders.schemas.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
+import { readQuantity } from './quantity.js';
 import type { PortalServices } from './portal.plugin.js';
 import { sendPage, type FieldError } from './render.js';
 import { buyerOf, type SignedInBuyer, type sessionGuards } from './session.js';
@@ -267,7 +268,8 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     skus.forEach((sku, i) => {
       const text = (quantities[i] ?? '').trim().replace(/,/g, '');
       typed.set(i, quantities[i] ?? '');
-      if (/^\d{1,10}$/.test(text) && Number(text) <= MAX_LINE_QUANTITY) lines.push({ sku, quantity: Number(text) });
+      const read = readQuantity(text, sku, 0);
+      if ('quantity' in read) lines.push({ sku, quantity: read.quantity });
       else errors.push({ field: `quantity-${i}`, message: `Enter the quantity of ${sku} as a whole number, 0 to remove it` });
     });
     const remove = request.body.remove;

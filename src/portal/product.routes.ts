@@ -2,12 +2,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../platform/http/problem.js';
-import { addToBasket, MAX_LINE_QUANTITY } from '../modules/baskets/baskets.service.js';
+import { addToBasket } from '../modules/baskets/baskets.service.js';
 import { documentKey } from '../modules/search/search.documents.js';
 import { availableNow, offersOf, productOf } from './catalogue.data.js';
 import { setFlash, takeFlash } from './flash.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { MESSAGES, sendMessage } from './pages.js';
+import { readQuantity } from './quantity.js';
 import { sendPage, type FieldError } from './render.js';
 import type { CatalogueRoutesDeps } from './search.routes.js';
 import { productUrl } from './search.routes.js';
@@ -20,15 +21,9 @@ const GridForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200
   additionalProperties: Type.String({ maxLength: 200 }),
 });
 
-/** A quantity as typed: blank is none; otherwise digits only (a sign, a decimal point or a space is an error). */
+/** A size's quantity as typed: blank is none, otherwise `readQuantity` from 0. */
 export function quantityProblem(text: string, what: string): { quantity: number } | { problem: string } {
-  const t = text.trim();
-  if (t === '') return { quantity: 0 };
-  if (/^-\s*\d/.test(t)) return { problem: `${what} must be 0 or more` };
-  if (!/^\d+$/.test(t)) return { problem: `${what} must be a whole number, like 5` };
-  const quantity = Number(t);
-  if (quantity > MAX_LINE_QUANTITY) return { problem: `${what} must be ${formatQuantity(MAX_LINE_QUANTITY)} or fewer` };
-  return { quantity };
+  return text.trim() === '' ? { quantity: 0 } : readQuantity(text, what, 0);
 }
 
 /**

@@ -1,7 +1,6 @@
 import { textProblem } from '../platform/http/formats.js';
 import { eanProblem } from '../modules/lookup/ean.js';
-import { MAX_LINE_QUANTITY } from '../modules/baskets/baskets.service.js';
-import { formatQuantity } from './format.js';
+import { readQuantity } from './quantity.js';
 
 /**
  * A quick order's pasted text, read line by line as a spreadsheet copies it: `SKU or EAN, quantity`
@@ -63,12 +62,9 @@ export function parsePaste(text: string): ParsedPaste {
     const bad = (reason: string) => result.bad.push({ ...line, reason });
     if (cells.length < 2 || key === '') return bad('Enter a SKU or EAN and a quantity, separated by a comma, tab or semicolon');
     if (cells.length > 2) return bad('Enter only a SKU or EAN and a quantity on the line');
-    if (/^-\s*\d/.test(quantityText)) return bad('Quantity must be 1 or more');
-    if (!/^\d+$/.test(quantityText)) return bad('Quantity must be a whole number, like 5');
-    const quantity = Number(quantityText);
-    if (quantity < 1) return bad('Quantity must be 1 or more');
-    if (quantity > MAX_LINE_QUANTITY) return bad(`Quantity must be ${formatQuantity(MAX_LINE_QUANTITY)} or fewer`);
-    result.good.push({ ...line, key, quantity });
+    const read = readQuantity(quantityText, 'Quantity', 1);
+    if ('problem' in read) return bad(read.problem);
+    result.good.push({ ...line, key, quantity: read.quantity });
     return undefined;
   });
   return result;
