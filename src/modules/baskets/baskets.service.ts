@@ -141,12 +141,16 @@ export async function emptyBasket(q: Queryable, owner: BasketOwner): Promise<voi
 
 /**
  * Empties the basket an order was just placed from, only if it is still the version that order
- * priced: a line a second tab added meanwhile is never thrown away unordered. True when emptied.
- * Called after the order's own transaction committed, so a refused or failed order never empties it.
+ * priced: a line a second tab added meanwhile is never thrown away unordered. Called after the
+ * order's own transaction committed, so a refused or failed order never empties it.
+ *
+ * True when the basket holds no line afterwards: emptied here, or already emptied by the other
+ * post of the same form (a double click: both posts place the one order, either may empty first).
+ * False when it has moved on and kept lines, which the buyer is then told.
  */
 export async function emptyOrderedBasket(pool: Pool, owner: BasketOwner, version: string): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
-    if (!(await lockBasketAtVersion(tx, owner, version))) return false;
+    if (!(await lockBasketAtVersion(tx, owner, version))) return (await findBasketLines(tx, owner)).length === 0;
     await emptyBasket(tx, owner);
     return true;
   });

@@ -128,6 +128,19 @@ describe('baskets (one per user and account, in PostgreSQL)', () => {
     assert.deepEqual([basket.lines, basket.shipToCode, basket.customerReference], [[], 'MAIN', null]);
   });
 
+  it('empties the ordered version once; a second call for it (the twin post) is also told empty; a changed basket is kept', async () => {
+    const o = await owner();
+    const { version } = await addToBasket(t.pool, o, [{ sku: 'A', quantity: 1 }]);
+    assert.equal(await emptyOrderedBasket(t.pool, o, version), true);
+    assert.equal(await emptyOrderedBasket(t.pool, o, version), true, 'already emptied by the other post of the same form');
+    assert.deepEqual(await lines(o), []);
+
+    const ordered = await addToBasket(t.pool, o, [{ sku: 'B', quantity: 2 }]);
+    await addToBasket(t.pool, o, [{ sku: 'C', quantity: 1 }]);
+    assert.equal(await emptyOrderedBasket(t.pool, o, ordered.version), false, 'a line added meanwhile keeps the basket');
+    assert.deepEqual(await lines(o), ['2×B', '1×C']);
+  });
+
   it('reads a version with its own lines, never the lines of the next version committed meanwhile', async () => {
     const o = await owner();
     for (let round = 0; round < 20; round += 1) {
