@@ -38,7 +38,11 @@ const Repeated = (maxLength: number) => Type.Optional(Type.Union([Type.String({ 
 const CSRF = Text(200);
 const UpdateForm = Type.Object({ _csrf: CSRF, sku: Repeated(100), quantity: Repeated(40), remove: Text(100) });
 const CheckoutForm = Type.Object({ _csrf: CSRF, shipToCode: Text(100), customerReference: Text(200) });
-const OrderForm = Type.Object({ _csrf: CSRF, version: Text(40), shipToCode: Text(100) });
+/**
+ * "Place order" posts the whole delivery form: the ship-to chosen on the page, the one the page was
+ * priced for, and the purchase-order number as typed (saved or not).
+ */
+const OrderForm = Type.Object({ _csrf: CSRF, version: Text(40), shipToCode: Text(100), pricedShipToCode: Text(100), customerReference: Text(200) });
 const DoneQuery = Type.Object({ done: Text(20) });
 
 const listOf = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -48,6 +52,7 @@ const DONE: Record<string, string> = {
   removed: 'The line has been removed from your basket.',
   saved: 'Your delivery details have been saved and the basket priced for them.',
   changed: 'Your basket changed after you opened this page, so the order was not placed. Check the basket and place the order again.',
+  repriced: 'You chose another delivery address, so the order was not placed: your delivery details have been saved and the basket priced for them. Check the freight, tax and total, then place the order.',
 };
 
 /** One Idempotency-Key per basket version of a user and account: the same form posted twice places one order. */
@@ -240,6 +245,11 @@ async function sendBasket(
   }, options.status ?? 200);
 }
 
+function referenceError(customerReference: string): FieldError | undefined {
+  if ([...customerReference].length <= MAX_CUSTOMER_REFERENCE) return undefined;
+  return { field: 'customerReference', message: `Purchase order number must be ${MAX_CUSTOMER_REFERENCE} characters or fewer` };
+}
+
 /** Where a problem of the order service's answer is on the basket page. */
 function fieldOf(path: string): string {
   if (path === '/shipToCode') return 'shipToCode';
@@ -283,20 +293,21 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     return reply.redirect('/basket?done=updated', 303);
   });
 
-  // Delivery details: the ship-to (one of the account's) and the purchase-order number, kept with the basket.
-  portal.post('/basket/checkout', { schema: { hide: true, body: CheckoutForm }, ...guard }, async (request, reply) => {
-    const buyer = buyerOf(request);
-    const shipToCode = (request.body.shipToCode ?? '').trim();
-    const customerReference = (request.body.customerReference ?? '').trim();
+  /** Keeps the delivery details with the basket (the ship-to one of the account's), or shows what is wrong. */
+  async function saveDelivery(reply: FastifyReply, buyer: SignedInBuyer, shipToCode: string, customerReference: string, done: 'saved' | 'repriced'): Promise<FastifyReply> {
     const errors: FieldError[] = [];
     const account = await accountOverview(deps.services.account, buyer.accountNo);
     if (!account.shipToAddresses.some((s) => s.shipToCode === shipToCode)) errors.push({ field: 'shipToCode', message: 'Choose where to deliver the order' });
-    if ([...customerReference].length > MAX_CUSTOMER_REFERENCE) {
-      errors.push({ field: 'customerReference', message: `Purchase order number must be ${MAX_CUSTOMER_REFERENCE} characters or fewer` });
-    }
+    const tooLong = referenceError(customerReference);
+    if (tooLong !== undefined) errors.push(tooLong);
     if (errors.length > 0) return sendBasket(reply, deps, buyer, { status: 400, errors, form: { shipToCode, customerReference } });
     await setBasketCheckout(deps.pool, ownerOf(buyer), { shipToCode, customerReference });
-    return reply.redirect('/basket?done=saved', 303);
+    return reply.redirect(`/basket?done=${done}`, 303);
+  }
+
+  // Delivery details: the ship-to (one of the account's) and the purchase-order number, kept with the basket.
+  portal.post('/basket/checkout', { schema: { hide: true, body: CheckoutForm }, ...guard }, async (request, reply) => {
+    return saveDelivery(reply, buyerOf(request), (request.body.shipToCode ?? '').trim(), (request.body.customerReference ?? '').trim(), 'saved');
   });
 
   /**
@@ -309,6 +320,18 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     const owner = ownerOf(buyer);
     const version = request.body.version ?? '';
     if (!/^\d{1,19}$/.test(version)) return reply.redirect('/basket?done=changed', 303);
+    const chosen = request.body.shipToCode?.trim() || null;
+    const pricedFor = request.body.pricedShipToCode?.trim() || chosen;
+    const typedReference = request.body.customerReference?.trim();
+    if (chosen !== null && chosen !== pricedFor) {
+      // Another ship-to than the page priced: freight and tax may differ, so save it and show the new price.
+      return saveDelivery(reply, buyer, chosen, typedReference ?? (await readBasket(deps.pool, owner)).customerReference ?? '', 'repriced');
+    }
+    const tooLong = typedReference === undefined ? undefined : referenceError(typedReference);
+    if (tooLong !== undefined) {
+      const form = { shipToCode: chosen ?? '', customerReference: typedReference ?? '' };
+      return sendBasket(reply, deps, buyer, { status: 400, errors: [tooLong], form, refused: 'Your order was not placed. Your basket has been kept as it is.' });
+    }
     const key = basketOrderKey(owner, version);
     const basket = await readBasket(deps.pool, owner);
     if (basket.version !== version) {
@@ -319,23 +342,26 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     }
     if (basket.lines.length === 0) return reply.redirect('/basket', 303);
     // A basket whose ship-to was never saved orders to the one the page priced it for (the account's default).
-    const shipToCode = basket.shipToCode ?? (request.body.shipToCode?.trim() || null);
+    const shipToCode = basket.shipToCode ?? pricedFor;
     if (shipToCode === null) {
       return sendBasket(reply, deps, buyer, { status: 400, errors: [{ field: 'shipToCode', message: 'Choose where to deliver the order and save it before placing the order' }] });
     }
+    const reference = typedReference === undefined ? basket.customerReference : typedReference || null;
     let placed: { orderNumber: string; replayed: boolean };
     try {
       const body = {
         shipToCode,
         lines: basket.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })),
-        ...(basket.customerReference === null ? {} : { customerReference: basket.customerReference }),
+        // The number on the page when it was posted; a form without the field orders with the saved one.
+        ...(reference === null ? {} : { customerReference: reference }),
       };
       placed = await placeOrder(deps.services.orders, buyer.accountNo, body, key);
     } catch (error) {
       if (!(error instanceof AppError) || error.status < 400 || error.status >= 500) throw error;
       const problems = error.errors && error.errors.length > 0 ? error.errors : [{ path: '', message: error.detail }];
       const errors = problems.map((p) => ({ field: fieldOf(p.path), message: p.message }));
-      return sendBasket(reply, deps, buyer, { status: error.status, errors, refused: 'Your order was not placed. Your basket has been kept as it is.' });
+      const form = { shipToCode, customerReference: reference ?? '' };
+      return sendBasket(reply, deps, buyer, { status: error.status, errors, form, refused: 'Your order was not placed. Your basket has been kept as it is.' });
     }
     const emptied = await emptyOrderedBasket(deps.pool, owner, version);
     // A replayed answer whose basket is no longer that version: the first post emptied it.

@@ -56,7 +56,8 @@ describe('buyer portal in a browser: basket to order, orders, account and ledger
 
     await page.getByRole('radio', { name: /MAIN Main store/ }).check();
     await page.getByLabel('Purchase order number (optional)').fill('PO-BROWSER-1');
-    await page.getByRole('button', { name: 'Save delivery details' }).click();
+    // Enter in the purchase-order field saves the delivery details; it never places the order.
+    await page.getByLabel('Purchase order number (optional)').press('Enter');
     await page.getByText('Your delivery details have been saved').waitFor();
     assert.equal(await page.getByLabel('Purchase order number (optional)').inputValue(), 'PO-BROWSER-1');
     const summary = await page.locator('.summary-list').innerText();
@@ -64,11 +65,13 @@ describe('buyer portal in a browser: basket to order, orders, account and ledger
     assert.match(summary, /Total\s+AUD\s[\d,]+\.\d\d/);
     await checkPage(page, 'basket');
 
+    // A number changed on the page and not saved is the one the order is placed with.
+    await page.getByLabel('Purchase order number (optional)').fill('PO-BROWSER-2');
     await page.getByRole('button', { name: 'Place order' }).click();
     await page.getByRole('heading', { level: 1, name: 'Order placed' }).waitFor();
     const orderNumber = /\/orders\/(PW\d+)/.exec(page.url())?.[1];
     assert.ok(orderNumber, page.url());
-    assert.match(await page.locator('main').innerText(), /PO-BROWSER-1/);
+    assert.match(await page.locator('main').innerText(), /Purchase order\s+PO-BROWSER-2/);
     await checkPage(page, 'order-placed');
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();

@@ -77,7 +77,7 @@ describe('buyer portal: basket and placing the order', () => {
     for (const [label, amount] of Object.entries({ Net: quote.totals.net, Tax: quote.totals.tax, Freight: quote.totals.freight, Total: quote.totals.total })) {
       assert.ok(text.includes(`${label} ${money(amount)}`), `${label} ${amount}`);
     }
-    assert.match(page.body, /<button type="submit" class="button">Place order<\/button>/);
+    assert.match(page.body, /<button type="submit" class="button" formaction="\/basket\/order">Place order<\/button>/);
     assert.doesNotMatch(text, /You cannot place this order yet/);
   });
 
@@ -207,6 +207,55 @@ describe('buyer portal: basket and placing the order', () => {
     assert.equal(number(two), number(one));
     assert.equal(await count("SELECT count(*)::int AS n FROM order_lines l JOIN orders o USING (order_number) WHERE o.account_no = 'C1' AND l.sku = 'TEE-M' AND l.quantity = 3"), 1);
     assert.deepEqual((await readBasket(t.pool, owner)).lines, []);
+  });
+
+  it('places the order with the purchase-order number as typed on the page, saved or not; a long one places nothing', async () => {
+    const { b, owner } = await signedInBuyer(t, 'typed-po@example.com', 'C1');
+    await addToBasket(t.pool, owner, [{ sku: 'TEE-M', quantity: 1 }]);
+    await b.post('/basket/checkout', { shipToCode: 'MAIN', customerReference: 'PO-SAVED' });
+    const page = await b.get('/basket');
+    const version = versionOf(page.body);
+    assert.match(page.body, /name="pricedShipToCode" value="MAIN"/);
+    assert.match(page.body, /formaction="\/basket\/order">Place order/);
+    const before = await count('SELECT count(*)::int AS n FROM orders');
+
+    const long = await b.post('/basket/order', { version, shipToCode: 'MAIN', pricedShipToCode: 'MAIN', customerReference: 'x'.repeat(36) });
+    assert.equal(long.statusCode, 400);
+    assert.match(long.body, /<a href="#customerReference">Purchase order number must be 35 characters or fewer<\/a>/);
+    assert.ok(textOf(long.body).includes('Your order was not placed.'));
+    assert.equal(await count('SELECT count(*)::int AS n FROM orders'), before);
+
+    const res = await b.post('/basket/order', { version, shipToCode: 'MAIN', pricedShipToCode: 'MAIN', customerReference: ' PO-TYPED ' });
+    assert.equal(res.statusCode, 303, res.body);
+    const orderNumber = /^\/orders\/(PW\d+)\?placed=1$/.exec(res.headers.location as string)?.[1];
+    const { rows } = await t.pool.query('SELECT ship_to_code, customer_reference FROM orders WHERE order_number = $1', [orderNumber]);
+    assert.deepEqual(rows, [{ ship_to_code: 'MAIN', customer_reference: 'PO-TYPED' }]);
+    assert.deepEqual((await readBasket(t.pool, owner)).lines, []);
+  });
+
+  it('does not place the order when another ship-to was chosen than the page priced: saves it and shows the basket priced for it', async () => {
+    const { b, owner } = await signedInBuyer(t, 'reprice@example.com', 'C1');
+    await addToBasket(t.pool, owner, [{ sku: 'TEE-M', quantity: 1 }]);
+    await b.post('/basket/checkout', { shipToCode: 'MAIN', customerReference: 'PO-OLD' });
+    const version = versionOf((await b.get('/basket')).body);
+    const before = await count('SELECT count(*)::int AS n FROM orders');
+    const res = await b.post('/basket/order', { version, shipToCode: 'FN', pricedShipToCode: 'MAIN', customerReference: 'PO-NEW' });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/basket?done=repriced');
+    assert.equal(await count('SELECT count(*)::int AS n FROM orders'), before);
+    const basket = await readBasket(t.pool, owner);
+    assert.deepEqual([basket.shipToCode, basket.customerReference, basket.lines.length], ['FN', 'PO-NEW', 1]);
+
+    const page = await b.get('/basket?done=repriced');
+    assert.ok(textOf(page.body).includes('You chose another delivery address, so the order was not placed'));
+    assert.match(page.body, /name="pricedShipToCode" value="FN"/);
+    assert.match(textOf(page.body), /Exempt: /);
+    // Placed from that page with the number cleared: to FN, with no purchase-order number.
+    const placed = await b.post('/basket/order', { version: versionOf(page.body), shipToCode: 'FN', pricedShipToCode: 'FN', customerReference: '' });
+    assert.equal(placed.statusCode, 303, placed.body);
+    const orderNumber = /^\/orders\/(PW\d+)\?placed=1$/.exec(placed.headers.location as string)?.[1];
+    const { rows } = await t.pool.query('SELECT ship_to_code, customer_reference FROM orders WHERE order_number = $1', [orderNumber]);
+    assert.deepEqual(rows, [{ ship_to_code: 'FN', customer_reference: null }]);
   });
 
   it('does not place an order from a basket changed since the page was shown', async () => {
