@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../platform/http/problem.js';
-import { addToBasket } from '../modules/baskets/baskets.service.js';
+import { withTransaction } from '../platform/db/pool.js';
+import { addToBasketIn, type BasketOwner } from '../modules/baskets/baskets.service.js';
+import { saveQuickOrderResult, takeQuickOrderResult } from '../modules/baskets/quick-order-results.repository.js';
 import { lookupProducts } from '../modules/lookup/lookup.service.js';
 import { setFlash, takeFlash } from './flash.js';
 import { formatQuantity } from './format.js';
@@ -21,6 +23,12 @@ const NOT_FOUND = 'SKU or EAN not found';
 
 interface Added { sku: string; quantity: number; key: string }
 
+/** What the page shows after a quick order that added some lines and not others. */
+interface PartResult { text: string; bad: BadLine[]; added: Added[]; skipped?: string }
+
+const textOf = (bad: readonly BadLine[]): string => bad.map((b) => b.text).join('\n');
+const errorsOf = (bad: readonly BadLine[]): FieldError[] => bad.map((b) => ({ field: 'lines', message: `Line ${b.lineNo}: ${b.reason} (“${b.text.trim()}”)` }));
+
 /** Resolves each line's key by SKU, else (a valid EAN) by EAN: at most one lookup call per kind, for every line at once. */
 async function resolve(deps: CatalogueRoutesDeps, accountNo: string, lines: readonly ParsedLine[]): Promise<Map<string, string>> {
   const skuOf = new Map<string, string>();
@@ -37,8 +45,10 @@ async function resolve(deps: CatalogueRoutesDeps, accountNo: string, lines: read
 
 /**
  * Quick order at `/quick-order`: lines of `SKU or EAN, quantity` pasted from a spreadsheet. Every
- * line is checked; the good ones go to the basket in one `addToBasket` call; the bad ones are listed
- * with their line number, text and reason, and left in the box to be fixed.
+ * line is checked; the good ones go to the basket in one call; the bad ones are listed with their
+ * line number, text and reason, and left in the box to be fixed. Whenever lines were added the
+ * answer is a redirect (post, redirect, get), so a reload never adds them twice: the page after a
+ * partly added paste is kept in the database with the lines, and shown once.
  */
 export async function quickOrderRoutes(app: FastifyInstance, deps: CatalogueRoutesDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -53,8 +63,12 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: CatalogueRout
     }, status);
   };
 
+  const ownerOf = (buyer: { userId: string; accountNo: string }): BasketOwner => ({ userId: buyer.userId, accountNo: buyer.accountNo });
+
   portal.get('/quick-order', { schema: { hide: true }, preHandler: guards.requireBuyer }, async (request, reply) => {
     const flash = takeFlash(request, reply, secure);
+    const part = await takeQuickOrderResult<PartResult>(pool, ownerOf(buyerOf(request)));
+    if (part !== undefined) return render(reply, { ...part, errors: errorsOf(part.bad), ...(flash === undefined ? {} : { flash }) });
     return render(reply, flash === undefined ? {} : { flash });
   });
 
@@ -82,11 +96,21 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: CatalogueRout
       else found.push({ ...line, sku });
     }
 
-    let added: Added[] = [];
+    bad.sort((a, b) => a.lineNo - b.lineNo);
+    const added: Added[] = found.map(({ sku, quantity, key }) => ({ sku, quantity, key }));
     if (found.length > 0) {
       try {
-        await addToBasket(pool, { userId: buyer.userId, accountNo: buyer.accountNo }, found.map(({ sku, quantity }) => ({ sku, quantity })));
-        added = found.map(({ sku, quantity, key }) => ({ sku, quantity, key }));
+        // The lines and, when some were not added, the page that says so: both or neither.
+        await withTransaction(pool, async (tx) => {
+          await addToBasketIn(tx, ownerOf(buyer), found.map(({ sku, quantity }) => ({ sku, quantity })));
+          if (bad.length > 0) await saveQuickOrderResult(tx, ownerOf(buyer), { text: textOf(bad), bad, added, ...(skipped ? { skipped } : {}) } satisfies PartResult);
+        });
+        if (bad.length > 0) return reply.redirect('/quick-order', 303);
+        const lines = added.length === 1 ? '1 line' : `${formatQuantity(added.length)} lines`;
+        const named = added.slice(0, 10).map((a) => `${a.sku} × ${formatQuantity(a.quantity)}`).join(', ');
+        const more = added.length > 10 ? ` and ${formatQuantity(added.length - 10)} more` : '';
+        setFlash(reply, `Added ${lines} to your basket: ${named}${more}.${skipped ? ` ${skipped}` : ''}`, secure);
+        return reply.redirect('/quick-order', 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.status !== 422) throw error;
         // Refused whole: every found line stays in the box, those named with the basket's reason.
@@ -95,18 +119,10 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: CatalogueRout
             ?? (error.errors ?? []).find((e) => e.path === '/lines');
           bad.push({ lineNo: line.lineNo, text: line.text, reason: problem ? `Not added: ${problem.message}` : 'Not added: the basket refused the lines above' });
         }
+        bad.sort((a, b) => a.lineNo - b.lineNo);
       }
     }
-    bad.sort((a, b) => a.lineNo - b.lineNo);
-
-    if (bad.length === 0) {
-      const lines = added.length === 1 ? '1 line' : `${formatQuantity(added.length)} lines`;
-      const named = added.slice(0, 10).map((a) => `${a.sku} × ${formatQuantity(a.quantity)}`).join(', ');
-      const more = added.length > 10 ? ` and ${formatQuantity(added.length - 10)} more` : '';
-      setFlash(reply, `Added ${lines} to your basket: ${named}${more}.${skipped ? ` ${skipped}` : ''}`, secure);
-      return reply.redirect('/quick-order', 303);
-    }
-    const errors = bad.map((b) => ({ field: 'lines', message: `Line ${b.lineNo}: ${b.reason} (“${b.text.trim()}”)` }));
-    return render(reply, { text: bad.map((b) => b.text).join('\n'), errors, bad, added, ...(skipped ? { skipped } : {}) }, 400);
+    // Nothing was added, so sending the form again is harmless: the page is the answer itself.
+    return render(reply, { text: textOf(bad), errors: errorsOf(bad), bad, ...(skipped ? { skipped } : {}) }, 400);
   });
 }

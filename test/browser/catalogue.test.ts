@@ -82,6 +82,12 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
     await page.getByRole('cell', { name: 'SKU or EAN not found' }).waitFor();
     assert.equal(await page.getByLabel('SKUs or EANs and quantities').inputValue(), 'NOPE-9, 1');
     await checkPage(page, 'catalogue-quick-order-errors');
+    // The page came after a redirect: reloading it shows the empty form and adds nothing again.
+    assert.equal(page.url(), `${base}/quick-order`);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Quick order' }).waitFor();
+    assert.equal(await page.getByLabel('SKUs or EANs and quantities').inputValue(), '');
+    assert.equal(await page.getByRole('cell', { name: 'SKU or EAN not found' }).count(), 0);
 
     const { rows } = await t.pool.query<{ id: string }>("SELECT id FROM users WHERE email = 'bea@example.com'");
     const basket = await readBasket(t.pool, { userId: rows[0]!.id, accountNo: 'CAT-1' });

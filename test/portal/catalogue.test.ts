@@ -206,9 +206,13 @@ describe('buyer portal: catalogue pages', () => {
     const text = [
       'SKU,Quantity', 'MH01-M-Red, 2', 'NOPE-1, 1', `${EAN_HOODIE_L}\t4\t`, 'MT01-S; 1.5', 'LX01-M, 1', `${EAN_LUXE},1`, '', '  ', 'MT01-L;3', 'MT01-S, 0', 'MT01-S',
     ].join('\r\n');
-    const res = await b.post('/quick-order', { lines: text });
-    assert.equal(res.statusCode, 400);
+    const posted = await b.post('/quick-order', { lines: text });
+    // Lines were added: a redirect (post, redirect, get), so reloading the page cannot add them again.
+    assert.equal(posted.statusCode, 303);
+    assert.equal(posted.headers.location, '/quick-order');
     assert.deepEqual(await basketOf(userId), ['MH01-M-Red×2', 'MH01-L-Black×4', 'MT01-L×3'], 'SKU, EAN (tab separated) and semicolon lines');
+    const res = await b.get('/quick-order');
+    assert.equal(res.statusCode, 200);
     assert.match(res.body, /Line 1 \(“SKU,Quantity”\) looks like column headings and was skipped\./);
     assert.match(res.body, /Added 3 lines to your basket:/);
     assert.match(res.body, new RegExp(`MH01-L-Black × 4 <span class="muted">\\(from ${EAN_HOODIE_L}\\)</span>`));
@@ -225,6 +229,39 @@ describe('buyer portal: catalogue pages', () => {
     assert.match(res.body, /class="error-summary"[\s\S]*<a href="#lines">Line 3: SKU or EAN not found \(“NOPE-1, 1”\)<\/a>/);
     const box = /<textarea[^>]*id="lines"[^>]*>([^<]*)<\/textarea>/.exec(res.body);
     assert.equal(decode(box![1]!), ['NOPE-1, 1', 'MT01-S; 1.5', 'LX01-M, 1', `${EAN_LUXE},1`, 'MT01-S, 0', 'MT01-S'].join('\n'));
+
+    // Shown once: the page again (a reload) is the empty form, and the basket is as it was.
+    const again = await b.get('/quick-order');
+    assert.doesNotMatch(again.body, /Lines not added|Added 3 lines|class="error-summary"/);
+    assert.equal(decode(/<textarea[^>]*id="lines"[^>]*>([^<]*)<\/textarea>/.exec(again.body)![1]!), '');
+    assert.deepEqual(await basketOf(userId), ['MH01-M-Red×2', 'MH01-L-Black×4', 'MT01-L×3']);
+  });
+
+  it('quick order keeps a partly added result for its own buyer only, and not past ten minutes', async () => {
+    const first = await buyer();
+    await first.b.get('/quick-order');
+    assert.equal((await first.b.post('/quick-order', { lines: 'MT01-S, 2\nNOPE-2, 1' })).statusCode, 303);
+    const other = await buyer();
+    const theirs = await other.b.get('/quick-order');
+    assert.doesNotMatch(theirs.body, /NOPE-2|Lines not added/, 'another buyer sees their own empty form');
+    assert.match((await first.b.get('/quick-order')).body, /Lines not added[\s\S]*NOPE-2, 1/);
+
+    assert.equal((await first.b.post('/quick-order', { lines: 'MT01-S, 1\nNOPE-3, 1' })).statusCode, 303);
+    await t.pool.query("UPDATE quick_order_results SET created_at = created_at - interval '11 minutes' WHERE user_id = $1", [first.userId]);
+    assert.doesNotMatch((await first.b.get('/quick-order')).body, /NOPE-3|Lines not added/, 'a result left unread for more than ten minutes is not shown');
+    const left = await t.pool.query('SELECT 1 FROM quick_order_results WHERE user_id = $1', [first.userId]);
+    assert.equal(left.rowCount, 0, 'and is gone');
+    assert.deepEqual(await basketOf(first.userId), ['MT01-S×3']);
+  });
+
+  it('quick order that adds nothing answers with the page itself (sending it again adds nothing either)', async () => {
+    const { b, userId } = await buyer();
+    await b.get('/quick-order');
+    const res = await b.post('/quick-order', { lines: 'NOPE-4, 1\nMT01-S, x' });
+    assert.equal(res.statusCode, 400);
+    assert.match(res.body, /Lines not added/);
+    assert.deepEqual(await basketOf(userId), []);
+    assert.doesNotMatch((await b.get('/quick-order')).body, /Lines not added/);
   });
 
   it('quick order with only good lines redirects to a summary naming them, with a link to the basket', async () => {

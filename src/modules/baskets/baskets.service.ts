@@ -68,29 +68,32 @@ function checkQuantities(lines: readonly BasketLine[], allowZero: boolean): Arra
  * basket names any that are not, or no longer, the account's to buy.
  */
 export async function addToBasket(pool: Pool, owner: BasketOwner, lines: readonly BasketLine[]): Promise<Basket> {
+  return withTransaction(pool, (tx) => addToBasketIn(tx, owner, lines));
+}
+
+/** `addToBasket` in the caller's transaction, for a caller that stores something with the lines. */
+export async function addToBasketIn(tx: Queryable, owner: BasketOwner, lines: readonly BasketLine[]): Promise<Basket> {
   const problems = checkQuantities(lines, false);
   if (problems.length > 0) throw refused('The quantities are invalid.', problems);
-  return withTransaction(pool, async (tx) => {
-    const row = await lockBasket(tx, owner);
-    const current = await findBasketLines(tx, owner);
-    const quantities = new Map(current.map((l) => [l.sku, l.quantity]));
-    const changed = new Map<string, number>();
-    const over: Array<{ path: string; message: string }> = [];
-    lines.forEach((line, i) => {
-      const quantity = (changed.get(line.sku) ?? quantities.get(line.sku) ?? 0) + line.quantity;
-      if (quantity > MAX_LINE_QUANTITY) {
-        over.push({ path: `/lines/${i}/quantity`, message: `${line.sku} would have ${quantity.toLocaleString('en')} in the basket, more than ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
-      }
-      changed.set(line.sku, quantity);
-    });
-    const added = [...changed.keys()].filter((sku) => !quantities.has(sku)).length;
-    if (current.length + added > MAX_BASKET_LINES) {
-      over.push({ path: '/lines', message: `the basket would have ${current.length + added} lines; it holds at most ${MAX_BASKET_LINES}` });
+  const row = await lockBasket(tx, owner);
+  const current = await findBasketLines(tx, owner);
+  const quantities = new Map(current.map((l) => [l.sku, l.quantity]));
+  const changed = new Map<string, number>();
+  const over: Array<{ path: string; message: string }> = [];
+  lines.forEach((line, i) => {
+    const quantity = (changed.get(line.sku) ?? quantities.get(line.sku) ?? 0) + line.quantity;
+    if (quantity > MAX_LINE_QUANTITY) {
+      over.push({ path: `/lines/${i}/quantity`, message: `${line.sku} would have ${quantity.toLocaleString('en')} in the basket, more than ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
     }
-    if (over.length > 0) throw refused('The basket cannot take these lines.', over);
-    await writeBasketLines(tx, owner, [...changed].map(([sku, quantity]) => ({ sku, quantity })));
-    return basketOf(row, await findBasketLines(tx, owner));
+    changed.set(line.sku, quantity);
   });
+  const added = [...changed.keys()].filter((sku) => !quantities.has(sku)).length;
+  if (current.length + added > MAX_BASKET_LINES) {
+    over.push({ path: '/lines', message: `the basket would have ${current.length + added} lines; it holds at most ${MAX_BASKET_LINES}` });
+  }
+  if (over.length > 0) throw refused('The basket cannot take these lines.', over);
+  await writeBasketLines(tx, owner, [...changed].map(([sku, quantity]) => ({ sku, quantity })));
+  return basketOf(row, await findBasketLines(tx, owner));
 }
 
 /** Sets the quantity of lines in the basket; 0 removes a line. A SKU not in the basket is ignored (a second tab removed it). */
