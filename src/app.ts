@@ -46,6 +46,11 @@ export interface AppDeps {
   now?: () => Date;
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count as the function Fastify makes of one (its types omit the number). */
+function trustProxyOption(trust: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 /** Builds the HTTP application from its dependencies. It never listens; main.ts does. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics();
@@ -56,6 +61,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Answers made outside the route handlers (431, unparseable requests, bad URLs, closing) as problems.
     ...protocolServerOptions(),
     forceCloseConnections: 'idle',
+    // The client address (request.ip) the portal's per-address limits count: see TRUST_PROXY.
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   };
   const app = Fastify({

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -34,6 +35,7 @@ const EnvSchema = Type.Object({
   ERP_RETRY_MAX_MS: Type.Integer({ minimum: 100, maximum: 86_400_000, default: 3_600_000 }),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Portway <no-reply@portway.invalid>' }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   PORTAL_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 5, maximum: 43_200, default: 720 }),
   PORTAL_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 8_760, default: 168 }),
   WORKER_IN_PROCESS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
@@ -102,6 +104,13 @@ export interface Config {
    * `maxHours` after sign-in whatever the activity.
    */
   readonly portalSession: { readonly idleMinutes: number; readonly maxHours: number };
+  /**
+   * Which proxies are believed about the client's address (`X-Forwarded-For`), as Fastify's
+   * `trustProxy`: false (the socket's peer, the default), true (every hop), the number of proxy hops,
+   * or the proxies' addresses and CIDR ranges. The client address is what the portal's sign-in and
+   * reset limits count per address; behind a proxy that is not trusted, every buyer shares one.
+   */
+  readonly trustProxy: boolean | number | string[];
   readonly worker: { readonly inProcess: boolean; readonly concurrency: number };
   /** How long a SIGTERM/SIGINT shutdown may take before the process exits anyway (code 1). */
   readonly shutdownGraceMs: number;
@@ -127,6 +136,34 @@ function describe(variable: string, schema: Record<string, unknown> | undefined)
   if (typeof schema.pattern === 'string') return `does not have the expected form (${schema.pattern})`;
   if (typeof schema.minLength === 'number') return `must be at least ${schema.minLength} characters long`;
   return `is invalid for ${variable}`;
+}
+
+/** The names proxy-addr (Fastify's `trustProxy`) knows for ranges of private addresses. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function proxyEntryOk(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry) || isIP(entry) !== 0) return true;
+  const cidr = /^([^/]+)\/(\d{1,3})$/.exec(entry);
+  if (cidr === null) return false;
+  const family = isIP(cidr[1] as string);
+  const bits = Number(cidr[2]);
+  return family !== 0 && bits <= (family === 4 ? 32 : 128);
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string[] {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 100) throw new ConfigError('TRUST_PROXY', 'as a number of proxy hops must be between 1 and 100');
+    return hops;
+  }
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const bad = entries.find((e) => !proxyEntryOk(e));
+  if (bad !== undefined || entries.length === 0) {
+    throw new ConfigError('TRUST_PROXY', `must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal; "${bad ?? value}" is none of these`);
+  }
+  return entries;
 }
 
 /** Parses and validates the environment once; the result is frozen. */
@@ -159,6 +196,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.ERP_RETRY_MAX_MS < e.ERP_RETRY_BASE_MS) {
     throw new ConfigError('ERP_RETRY_MAX_MS', `must not be below ERP_RETRY_BASE_MS (${e.ERP_RETRY_BASE_MS})`);
   }
+
+  const trustProxy = parseTrustProxy(e.TRUST_PROXY);
 
   const keySources = ['INTEGRATION_JWT_SECRET', 'INTEGRATION_JWT_PUBLIC_KEY', 'INTEGRATION_JWKS_URL'] as const;
   const given = keySources.filter((name) => e[name] !== undefined);
@@ -205,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     portalSession: Object.freeze({ idleMinutes: e.PORTAL_SESSION_IDLE_MINUTES, maxHours: e.PORTAL_SESSION_MAX_HOURS }),
+    trustProxy: Array.isArray(trustProxy) ? Object.freeze(trustProxy) as string[] : trustProxy,
     worker: Object.freeze({ inProcess: e.WORKER_IN_PROCESS === 'true', concurrency: e.WORKER_CONCURRENCY }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     logLevel: e.LOG_LEVEL,

@@ -122,6 +122,14 @@ describe('loadConfig: given values', () => {
     assert.equal(loadConfig({ INTEGRATION_JWKS_URL: 'https://i/j', INTEGRATION_JWT_ALGORITHM: 'ES256' }).integrationJwt.algorithm, 'ES256');
   });
 
+  it('believes no proxy by default; TRUST_PROXY takes true, false, a hop count, or proxy addresses and ranges', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,loopback, ::1, fd00::/8' }).trustProxy, ['10.0.0.1', '10.1.0.0/16', 'loopback', '::1', 'fd00::/8']);
+  });
+
   it('ignores variables it does not know', () => {
     assert.equal(loadConfig({ PORTT: 'abc', UNRELATED: 'x' }).port, 3000);
   });
@@ -210,6 +218,11 @@ describe('loadConfig: a bad value stops with a ConfigError naming the variable',
     ['WORKER_IN_PROCESS not true/false', { WORKER_IN_PROCESS: 'yes' }, 'WORKER_IN_PROCESS', /one of true, false/],
     ['WORKER_CONCURRENCY zero', { WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY', /between 1 and 50/],
     ['MAIL_FROM too short', { MAIL_FROM: 'x' }, 'MAIL_FROM'],
+    ['TRUST_PROXY a host name', { TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY', /"proxy\.internal" is none of these/],
+    ['TRUST_PROXY a range too wide', { TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY', /"10\.0\.0\.0\/33"/],
+    ['TRUST_PROXY an empty list', { TRUST_PROXY: ' , ' }, 'TRUST_PROXY', /none of these/],
+    ['TRUST_PROXY zero hops', { TRUST_PROXY: '0' }, 'TRUST_PROXY', /between 1 and 100/],
+    ['TRUST_PROXY a yes', { TRUST_PROXY: 'yes' }, 'TRUST_PROXY', /true, false, a number of proxy hops/],
   ];
   for (const [label, env, variable, reason] of cases) {
     it(label, () => assertRefused(env, variable, reason));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, seedAccount, seedInvitation, seedUser, withoutToken } from './portal-helpers.js';
@@ -201,6 +202,67 @@ describe('buyer portal: rate limits on sign-in', () => {
     }
     assert.equal((await b.signIn('spray-last@example.com', 'wrong password')).statusCode, 429);
     assert.equal((await new Browser(t).signIn('spray-last@example.com', 'wrong password')).statusCode, 400);
+  });
+});
+
+describe('buyer portal: the client address behind a proxy (TRUST_PROXY)', () => {
+  const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+  // Random per run (Redis keeps counters between runs): the benchmarking range 198.18.0.0/15.
+  const clientAddress = () => `198.${18 + randomInt(2)}.${randomInt(256)}.${randomInt(1, 255)}`;
+
+  it('with the proxy trusted, counts sign-in attempts per forwarded client address, not per proxy', async () => {
+    const t = await buildTestApp({ TRUST_PROXY: '10.0.0.0/8', ...redis });
+    try {
+      const proxy = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+      const through = (client: string) => {
+        const b = new Browser(t, proxy);
+        b.headers['x-forwarded-for'] = client;
+        return b;
+      };
+      const sprayer = through(clientAddress());
+      for (let i = 0; i < 30; i += 1) {
+        assert.equal((await sprayer.signIn(`proxied-${i}-${randomUUID()}@example.com`, 'wrong password')).statusCode, 400);
+      }
+      assert.equal((await sprayer.signIn(`proxied-last-${randomUUID()}@example.com`, 'wrong password')).statusCode, 429);
+      const neighbour = await through(clientAddress()).signIn(`proxied-other-${randomUUID()}@example.com`, 'wrong password');
+      assert.equal(neighbour.statusCode, 400, 'another buyer behind the same proxy is not limited');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with one proxy hop trusted, the address that proxy added counts, not what the client wrote before it', async () => {
+    const t = await buildTestApp({ TRUST_PROXY: '1', ...redis });
+    try {
+      const b = new Browser(t);
+      const client = clientAddress();
+      for (let i = 0; i < 30; i += 1) {
+        b.headers['x-forwarded-for'] = `${clientAddress()}, ${client}`;
+        assert.equal((await b.signIn(`hop-${i}-${randomUUID()}@example.com`, 'wrong password')).statusCode, 400);
+      }
+      b.headers['x-forwarded-for'] = `${clientAddress()}, ${client}`;
+      assert.equal((await b.signIn(`hop-last-${randomUUID()}@example.com`, 'wrong password')).statusCode, 429);
+      const neighbour = new Browser(t, b.address);
+      neighbour.headers['x-forwarded-for'] = `${client}, ${clientAddress()}`;
+      assert.equal((await neighbour.signIn(`hop-other-${randomUUID()}@example.com`, 'wrong password')).statusCode, 400, 'another client of that proxy, whatever it wrote');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with no TRUST_PROXY, X-Forwarded-For is ignored: a client cannot dodge the limit by sending another each time', async () => {
+    const t = await buildTestApp(redis);
+    try {
+      const b = new Browser(t);
+      for (let i = 0; i < 30; i += 1) {
+        b.headers['x-forwarded-for'] = clientAddress();
+        assert.equal((await b.signIn(`forged-${i}-${randomUUID()}@example.com`, 'wrong password')).statusCode, 400);
+      }
+      b.headers['x-forwarded-for'] = clientAddress();
+      assert.equal((await b.signIn(`forged-last-${randomUUID()}@example.com`, 'wrong password')).statusCode, 429);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -40,6 +40,8 @@ export async function seedInvitation(t: TestApp, options: { accountNo: string; e
 export class Browser {
   readonly cookies = new Map<string, string>();
   csrf = '';
+  /** Sent with every request, as a proxy in front would add `X-Forwarded-For`. */
+  readonly headers: Record<string, string> = {};
   constructor(private readonly t: TestApp, readonly address = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`) {}
 
   private remember(res: LightMyRequestResponse): LightMyRequestResponse {
@@ -58,7 +60,7 @@ export class Browser {
 
   async get(url: string): Promise<LightMyRequestResponse> {
     return this.remember(await this.t.app.inject({
-      method: 'GET', url, remoteAddress: this.address, headers: { accept: 'text/html', cookie: this.cookieHeader() },
+      method: 'GET', url, remoteAddress: this.address, headers: { ...this.headers, accept: 'text/html', cookie: this.cookieHeader() },
     }));
   }
 
@@ -68,7 +70,7 @@ export class Browser {
     if (csrf !== null) fields.set('_csrf', csrf);
     return this.remember(await this.t.app.inject({
       method: 'POST', url, remoteAddress: this.address, payload: fields.toString(),
-      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader() },
+      headers: { ...this.headers, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader() },
     }));
   }
 
