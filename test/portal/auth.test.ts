@@ -206,7 +206,7 @@ describe('buyer portal: rate limits on sign-in', () => {
 });
 
 describe('buyer portal: the client address behind a proxy (TRUST_PROXY)', () => {
-  const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+  const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
   // Random per run (Redis keeps counters between runs): the benchmarking range 198.18.0.0/15.
   const clientAddress = () => `198.${18 + randomInt(2)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
