@@ -11,9 +11,13 @@ import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './m
 import { erpClientOf, type ErpClient } from './modules/orders/erp.client.js';
 import { passwordReset, passwordResetHandler } from './modules/users/password-reset.job.js';
 import { erpHandoff, erpHandoffHandler } from './modules/orders/erp-handoff.job.js';
+import { housekeeping, housekeepingCron, housekeepingHandler } from './modules/housekeeping/housekeeping.job.js';
 
 /** Every job type the service enqueues; the worker refuses to start if one lacks a handler. */
-export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff, passwordReset];
+export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff, passwordReset, housekeeping];
+
+/** Jobs the queue schedules itself. */
+export const CRON_ITEMS = [housekeepingCron];
 
 export interface JobDeps {
   database: Database;
@@ -35,6 +39,7 @@ export function jobHandlers(deps: JobDeps): JobHandler[] {
       retryMaxMs: erp.retryMaxMs,
     }),
     passwordResetHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
+    housekeepingHandler({ pool: deps.database.pool, sessionIdleMinutes: deps.config.portalSession.idleMinutes }),
   ];
 }
 
@@ -57,6 +62,7 @@ export async function startJobWorker(config: Config, database: Database, logger:
     logger,
     concurrency: config.worker.concurrency,
     pollIntervalMs: options.pollIntervalMs,
+    cronItems: CRON_ITEMS,
   });
   logger.info({ mail: mailer.destination, erp: erpClient.name }, 'mail transport and ERP client ready');
   return {

@@ -1,4 +1,4 @@
-import { Logger as GraphileLogger, run, runMigrations, type LogLevel, type Runner, type TaskList } from 'graphile-worker';
+import { Logger as GraphileLogger, parseCronItems, run, runMigrations, type CronItem, type LogLevel, type Runner, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { Value } from 'typebox/value';
@@ -66,10 +66,18 @@ export interface WorkerOptions {
   concurrency: number;
   /** How often to poll when no NOTIFY arrives (ms); NOTIFY normally wakes the worker at once. */
   pollIntervalMs?: number;
+  /**
+   * Scheduled jobs: graphile-worker's cron, given in code (never read from a crontab file). Each
+   * tick is one job however many workers run; a tick missed while no worker ran is not made up.
+   */
+  cronItems?: readonly CronItem[];
 }
 
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const taskList = buildTaskList(options.types, options.handlers, options.logger);
+  const unknown = (options.cronItems ?? []).filter((item) => taskList[item.task] === undefined).map((item) => item.task);
+  if (unknown.length > 0) throw new Error(`Scheduled job(s) without a handler: ${unknown.join(', ')}`);
+  const cronItems = parseCronItems([...(options.cronItems ?? [])]);
   const logger = options.logger.child({ component: 'worker' });
   // The worker's own pool, owned here so that stop() returns only once every one of its
   // connections is closed: the database (possibly the embedded one) is stopped right after.
@@ -85,7 +93,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       pollInterval: options.pollIntervalMs ?? 2000,
       noHandleSignals: true,
       logger: graphileLogger(logger),
-    }, taskList, []); // no cron items: nothing reads a crontab file from the working directory
+    }, taskList, cronItems); // parsed items: nothing reads a crontab file from the working directory
   } catch (error) {
     await pool.end();
     throw error;
