@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
-import { readBasket } from '../../src/modules/baskets/baskets.service.js';
+import { addToBasket, readBasket } from '../../src/modules/baskets/baskets.service.js';
 import { formatMoney } from '../../src/portal/format.js';
 import { parsePaste } from '../../src/portal/quick-order.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -252,6 +252,20 @@ describe('buyer portal: catalogue pages', () => {
     const left = await t.pool.query('SELECT 1 FROM quick_order_results WHERE user_id = $1', [first.userId]);
     assert.equal(left.rowCount, 0, 'and is gone');
     assert.deepEqual(await basketOf(first.userId), ['MT01-S×3']);
+  });
+
+  it('quick order the basket refuses whole (a line over the largest quantity) adds nothing and keeps every found line in the box', async () => {
+    const { b, userId } = await buyer();
+    await addToBasket(t.pool, { userId, accountNo: 'CAT-1' }, [{ sku: 'MT01-S', quantity: 2_147_483_000 }]);
+    await b.get('/quick-order');
+    const res = await b.post('/quick-order', { lines: 'MT01-L, 2\nMT01-S, 1000\nNOPE-5, 1' });
+    assert.equal(res.statusCode, 400);
+    const text = res.body.replace(/\s+/g, ' ');
+    assert.match(text, /<td class="numeric">2<\/td><td class="quick-order__text">MT01-S, 1000<\/td><td>Not added: MT01-S would have 2,147,484,000 in the basket, more than 2,147,483,647<\/td>/);
+    assert.match(text, /<td class="numeric">1<\/td><td class="quick-order__text">MT01-L, 2<\/td><td>Not added: the basket refused the lines above<\/td>/);
+    assert.equal(decode(/<textarea[^>]*id="lines"[^>]*>([^<]*)<\/textarea>/.exec(res.body)![1]!), 'MT01-L, 2\nMT01-S, 1000\nNOPE-5, 1');
+    assert.deepEqual(await basketOf(userId), ['MT01-S×2147483000']);
+    assert.equal((await t.pool.query('SELECT 1 FROM quick_order_results WHERE user_id = $1', [userId])).rowCount, 0);
   });
 
   it('quick order that adds nothing answers with the page itself (sending it again adds nothing either)', async () => {
