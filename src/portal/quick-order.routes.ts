@@ -117,7 +117,7 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: CatalogueRout
         for (const [i, line] of found.entries()) {
           const problem = (error.errors ?? []).find((e) => e.path === `/lines/${i}/quantity`)
             ?? (error.errors ?? []).find((e) => e.path === '/lines');
-          bad.push({ lineNo: line.lineNo, text: line.text, reason: problem ? `Not added: ${problem.message}` : 'Not added: the basket refused the lines above' });
+          bad.push({ lineNo: line.lineNo, text: line.text, reason: problem ? `Not added: ${problem.message}` : 'Not added: the basket refused another line of this paste, so none were added' });
         }
         bad.sort((a, b) => a.lineNo - b.lineNo);
       }

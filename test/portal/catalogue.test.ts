@@ -262,7 +262,7 @@ describe('buyer portal: catalogue pages', () => {
     assert.equal(res.statusCode, 400);
     const text = res.body.replace(/\s+/g, ' ');
     assert.match(text, /<td class="numeric">2<\/td><td class="quick-order__text">MT01-S, 1000<\/td><td>Not added: MT01-S would have 2,147,484,000 in the basket, more than 2,147,483,647<\/td>/);
-    assert.match(text, /<td class="numeric">1<\/td><td class="quick-order__text">MT01-L, 2<\/td><td>Not added: the basket refused the lines above<\/td>/);
+    assert.match(text, /<td class="numeric">1<\/td><td class="quick-order__text">MT01-L, 2<\/td><td>Not added: the basket refused another line of this paste, so none were added<\/td>/);
     assert.equal(decode(/<textarea[^>]*id="lines"[^>]*>([^<]*)<\/textarea>/.exec(res.body)![1]!), 'MT01-L, 2\nMT01-S, 1000\nNOPE-5, 1');
     assert.deepEqual(await basketOf(userId), ['MT01-S×2147483000']);
     assert.equal((await t.pool.query('SELECT 1 FROM quick_order_results WHERE user_id = $1', [userId])).rowCount, 0);
