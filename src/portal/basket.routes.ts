@@ -358,6 +358,12 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
       placed = await placeOrder(deps.services.orders, buyer.accountNo, body, key);
     } catch (error) {
       if (!(error instanceof AppError) || error.status < 400 || error.status >= 500) throw error;
+      if (error.errors?.some((p) => p.path === '/headers/idempotency-key')) {
+        // This basket version was ordered already, with another purchase-order number (the form sent
+        // again after the number was changed): that first order stands, as for any repeated form.
+        const first = await orderPlacedWithKey(deps.services.orders, buyer.accountNo, key);
+        if (first !== undefined) return reply.redirect(`/orders/${encodeURIComponent(first)}?placed=1`, 303);
+      }
       const problems = error.errors && error.errors.length > 0 ? error.errors : [{ path: '', message: error.detail }];
       const errors = problems.map((p) => ({ field: fieldOf(p.path), message: p.message }));
       const form = { shipToCode, customerReference: reference ?? '' };

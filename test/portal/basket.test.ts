@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addToBasket, readBasket } from '../../src/modules/baskets/baskets.service.js';
 import type { Quote } from '../../src/modules/orders/orders.schemas.js';
+import { basketOrderKey } from '../../src/portal/basket.routes.js';
 import { formatMoney } from '../../src/portal/format.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
 import { publicCall, pushTradingWorld, tradingKeys } from '../modules/orders/orders-fixture.js';
@@ -231,6 +232,22 @@ describe('buyer portal: basket and placing the order', () => {
     const { rows } = await t.pool.query('SELECT ship_to_code, customer_reference FROM orders WHERE order_number = $1', [orderNumber]);
     assert.deepEqual(rows, [{ ship_to_code: 'MAIN', customer_reference: 'PO-TYPED' }]);
     assert.deepEqual((await readBasket(t.pool, owner)).lines, []);
+  });
+
+  it('lands on the order already placed for that basket version when the form comes again with another purchase-order number', async () => {
+    const { b, owner } = await signedInBuyer(t, 'po-again@example.com', 'C1');
+    await addToBasket(t.pool, owner, [{ sku: 'TEE-M', quantity: 1 }]);
+    const version = versionOf((await b.get('/basket')).body);
+    // The first post placed its order under the basket's key and stopped before emptying the basket (the process ended).
+    const c1 = publicCall(t, (await tradingKeys(t)).c1);
+    const placed = await c1('POST', '/orders', { shipToCode: 'MAIN', lines: [{ sku: 'TEE-M', quantity: 1 }], customerReference: 'PO-FIRST' }, { 'idempotency-key': basketOrderKey(owner, version) });
+    assert.equal(placed.statusCode, 201, placed.body);
+    const first = placed.json() as { orderNumber: string };
+    const before = await count('SELECT count(*)::int AS n FROM orders');
+    const again = await b.post('/basket/order', { version, shipToCode: 'MAIN', pricedShipToCode: 'MAIN', customerReference: 'PO-CHANGED' });
+    assert.equal(again.statusCode, 303, again.body);
+    assert.equal(again.headers.location, `/orders/${first.orderNumber}?placed=1`);
+    assert.equal(await count('SELECT count(*)::int AS n FROM orders'), before);
   });
 
   it('does not place the order when another ship-to was chosen than the page priced: saves it and shows the basket priced for it', async () => {
