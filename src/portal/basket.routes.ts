@@ -18,7 +18,7 @@ import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { readQuantity } from './quantity.js';
 import type { PortalServices } from './portal.plugin.js';
 import { sendPage, type FieldError } from './render.js';
-import { buyerOf, type SignedInBuyer, type sessionGuards } from './session.js';
+import { basketOwnerOf, buyerOf, type SignedInBuyer, type sessionGuards } from './session.js';
 
 /**
  * The basket and placing its order (issue 14). The basket holds SKUs, quantities and the checkout
@@ -122,7 +122,7 @@ interface BasketModel {
 const LINE_SKU = /^\/lines\/(\d+)\/sku$/;
 
 async function loadBasket(deps: PageRoutesDeps, buyer: SignedInBuyer, typed: Map<number, string> = new Map()): Promise<BasketModel> {
-  const owner = { userId: buyer.userId, accountNo: buyer.accountNo };
+  const owner = basketOwnerOf(buyer);
   const [basket, account] = await Promise.all([readBasket(deps.pool, owner), accountOverview(deps.services.account, buyer.accountNo)]);
   const codes = new Set(account.shipToAddresses.map((s) => s.shipToCode));
   const shipToCode = [basket.shipToCode, account.defaultShipToCode, account.shipToAddresses[0]?.shipToCode]
@@ -261,7 +261,6 @@ function fieldOf(path: string): string {
 export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
   const guard = { preHandler: deps.guards.requireBuyer };
-  const ownerOf = (buyer: SignedInBuyer): BasketOwner => ({ userId: buyer.userId, accountNo: buyer.accountNo });
 
   portal.get('/basket', { schema: { hide: true, querystring: DoneQuery }, ...guard }, async (request, reply) => {
     return sendBasket(reply, deps, buyerOf(request), { done: request.query.done });
@@ -285,11 +284,11 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     const remove = request.body.remove;
     if (remove !== undefined) {
       // The remove button of one line: that line goes, with whatever valid quantities were typed.
-      await setBasketQuantities(deps.pool, ownerOf(buyer), [...lines.filter((l) => l.sku !== remove), { sku: remove, quantity: 0 }]);
+      await setBasketQuantities(deps.pool, basketOwnerOf(buyer), [...lines.filter((l) => l.sku !== remove), { sku: remove, quantity: 0 }]);
       return reply.redirect('/basket?done=removed', 303);
     }
     if (errors.length > 0) return sendBasket(reply, deps, buyer, { status: 400, errors, typed });
-    await setBasketQuantities(deps.pool, ownerOf(buyer), lines);
+    await setBasketQuantities(deps.pool, basketOwnerOf(buyer), lines);
     return reply.redirect('/basket?done=updated', 303);
   });
 
@@ -301,7 +300,7 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
     const tooLong = referenceError(customerReference);
     if (tooLong !== undefined) errors.push(tooLong);
     if (errors.length > 0) return sendBasket(reply, deps, buyer, { status: 400, errors, form: { shipToCode, customerReference } });
-    await setBasketCheckout(deps.pool, ownerOf(buyer), { shipToCode, customerReference });
+    await setBasketCheckout(deps.pool, basketOwnerOf(buyer), { shipToCode, customerReference });
     return reply.redirect(`/basket?done=${done}`, 303);
   }
 
@@ -317,7 +316,7 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
    */
   portal.post('/basket/order', { schema: { hide: true, body: OrderForm }, ...guard }, async (request, reply) => {
     const buyer = buyerOf(request);
-    const owner = ownerOf(buyer);
+    const owner = basketOwnerOf(buyer);
     const version = request.body.version ?? '';
     if (!/^\d{1,19}$/.test(version)) return reply.redirect('/basket?done=changed', 303);
     const chosen = request.body.shipToCode?.trim() || null;

@@ -12,7 +12,7 @@ import { readQuantity } from './quantity.js';
 import { sendPage, type FieldError } from './render.js';
 import type { CatalogueRoutesDeps } from './search.routes.js';
 import { productUrl } from './search.routes.js';
-import { buyerOf } from './session.js';
+import { basketOwnerOf, buyerOf } from './session.js';
 
 const Params = Type.Object({ masterProductNo: Type.String({ minLength: 1, maxLength: 200 }) });
 const Query = Type.Object({ colour: Type.Optional(Type.String({ maxLength: 200 })) });
@@ -114,7 +114,7 @@ export async function productRoutes(app: FastifyInstance, deps: CatalogueRoutesD
     }
     if (errors.length > 0) return render(reply, view, { errors, values }, 400);
     try {
-      await addToBasket(pool, { userId: buyer.userId, accountNo: buyer.accountNo }, lines.map(({ sku, quantity }) => ({ sku, quantity })));
+      await addToBasket(pool, basketOwnerOf(buyer), lines.map(({ sku, quantity }) => ({ sku, quantity })));
     } catch (error) {
       if (!(error instanceof AppError) || error.status !== 422) throw error;
       const refused = (error.errors ?? []).map(({ path, message }) => {

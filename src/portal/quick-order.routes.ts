@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../platform/http/problem.js';
 import { withTransaction } from '../platform/db/pool.js';
-import { addToBasketIn, type BasketOwner } from '../modules/baskets/baskets.service.js';
+import { addToBasketIn } from '../modules/baskets/baskets.service.js';
 import { saveQuickOrderResult, takeQuickOrderResult } from '../modules/baskets/quick-order-results.repository.js';
 import { lookupProducts } from '../modules/lookup/lookup.service.js';
 import { setFlash, takeFlash } from './flash.js';
@@ -11,7 +11,7 @@ import { formatQuantity } from './format.js';
 import { askableEan, askableSku, MAX_QUICK_ORDER_LINES, parsePaste, type BadLine, type ParsedLine } from './quick-order.js';
 import { sendPage, type FieldError } from './render.js';
 import type { CatalogueRoutesDeps } from './search.routes.js';
-import { buyerOf } from './session.js';
+import { basketOwnerOf, buyerOf } from './session.js';
 
 /** The form: the pasted text (the portal's body limit, 64 KiB, bounds it first). */
 const QuickOrderForm = Type.Object({
@@ -63,11 +63,9 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: CatalogueRout
     }, status);
   };
 
-  const ownerOf = (buyer: { userId: string; accountNo: string }): BasketOwner => ({ userId: buyer.userId, accountNo: buyer.accountNo });
-
   portal.get('/quick-order', { schema: { hide: true }, preHandler: guards.requireBuyer }, async (request, reply) => {
     const flash = takeFlash(request, reply, secure);
-    const part = await takeQuickOrderResult<PartResult>(pool, ownerOf(buyerOf(request)));
+    const part = await takeQuickOrderResult<PartResult>(pool, basketOwnerOf(buyerOf(request)));
     if (part !== undefined) return render(reply, { ...part, errors: errorsOf(part.bad), ...(flash === undefined ? {} : { flash }) });
     return render(reply, flash === undefined ? {} : { flash });
   });
@@ -101,9 +99,10 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: CatalogueRout
     if (found.length > 0) {
       try {
         // The lines and, when some were not added, the page that says so: both or neither.
+        const owner = basketOwnerOf(buyer);
         await withTransaction(pool, async (tx) => {
-          await addToBasketIn(tx, ownerOf(buyer), found.map(({ sku, quantity }) => ({ sku, quantity })));
-          if (bad.length > 0) await saveQuickOrderResult(tx, ownerOf(buyer), { text: textOf(bad), bad, added, ...(skipped ? { skipped } : {}) } satisfies PartResult);
+          await addToBasketIn(tx, owner, found.map(({ sku, quantity }) => ({ sku, quantity })));
+          if (bad.length > 0) await saveQuickOrderResult(tx, owner, { text: textOf(bad), bad, added, ...(skipped ? { skipped } : {}) } satisfies PartResult);
         });
         if (bad.length > 0) return reply.redirect('/quick-order', 303);
         const lines = added.length === 1 ? '1 line' : `${formatQuantity(added.length)} lines`;

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { BasketOwner } from '../modules/baskets/baskets.service.js';
 import type { Buyer, UsersService } from '../modules/users/users.service.js';
 import type { BuyerView } from './render.js';
 
@@ -16,6 +17,11 @@ export interface SignedInBuyer extends BuyerView {
   accountNo: string;
   accountName: string;
   csrfToken: string;
+}
+
+/** The basket a signed-in buyer works on: theirs for the account they act for. */
+export function basketOwnerOf(buyer: SignedInBuyer): BasketOwner {
+  return { userId: buyer.userId, accountNo: buyer.accountNo };
 }
 
 export function sessionIdOf(request: FastifyRequest): string | undefined {
