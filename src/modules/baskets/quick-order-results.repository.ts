@@ -26,3 +26,8 @@ export async function takeQuickOrderResult<T>(db: Queryable, owner: BasketOwner)
   const row = rows[0];
   return row !== undefined && row.fresh ? row.result : undefined;
 }
+
+/** Removes results too old for takeQuickOrderResult to show (housekeeping); the number removed. */
+export async function deleteStaleQuickOrderResults(db: Queryable): Promise<number> {
+  return (await db.query('DELETE FROM quick_order_results WHERE created_at <= now() - make_interval(secs => $1)', [RESULT_TTL_S])).rowCount ?? 0;
+}

@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import type { Pool } from '../../platform/db/pool.js';
 import { defineHandler, type JobHandler, type JobType } from '../../platform/jobs/job.js';
-import { RESULT_TTL_S } from '../baskets/quick-order-results.repository.js';
+import { deleteStaleQuickOrderResults } from '../baskets/quick-order-results.repository.js';
+import { deleteExpiredIdempotentAnswers } from '../orders/orders.repository.js';
+import { deleteEndedSessions } from '../users/sessions.repository.js';
+import { deleteOldPasswordResets } from '../users/users.repository.js';
 
 /**
  * Hourly housekeeping: removes rows whose use has ended, so tables that every sign-in, reset,
@@ -42,17 +45,14 @@ export interface Purged {
  * Removes what nothing will read again: portal sessions past their end or idle limit (a request with
  * one is refused already), password reset rows asked for over RESET_ROWS_KEPT_DAYS ago, order
  * Idempotency-Key answers older than their 24 hours, and quick-order results past their RESULT_TTL_S.
+ * Each statement sits in its table's repository beside the rule of the reader it mirrors.
  */
 export async function purgeExpired(pool: Pool, policy: PurgePolicy): Promise<Purged> {
-  const count = async (sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rowCount ?? 0;
   return {
-    sessions: await count(
-      'DELETE FROM portal_sessions WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(mins => $1)',
-      [policy.sessionIdleMinutes],
-    ),
-    passwordResets: await count('DELETE FROM password_resets WHERE requested_at < now() - make_interval(days => $1)', [RESET_ROWS_KEPT_DAYS]),
-    orderRequests: await count("DELETE FROM order_requests WHERE created_at <= now() - interval '24 hours'"),
-    quickOrderResults: await count('DELETE FROM quick_order_results WHERE created_at <= now() - make_interval(secs => $1)', [RESULT_TTL_S]),
+    sessions: await deleteEndedSessions(pool, policy.sessionIdleMinutes),
+    passwordResets: await deleteOldPasswordResets(pool, RESET_ROWS_KEPT_DAYS),
+    orderRequests: await deleteExpiredIdempotentAnswers(pool),
+    quickOrderResults: await deleteStaleQuickOrderResults(pool),
   };
 }
 

@@ -131,6 +131,9 @@ export async function listOrders(q: Queryable, accountNo: string, page: number, 
 
 export interface StoredRequest { body_hash: Buffer; order_number: string; response: string }
 
+/** How long an Idempotency-Key's answer is replayed. */
+const IDEMPOTENCY_WINDOW = "interval '24 hours'";
+
 /**
  * Serialises requests that carry one Idempotency-Key of one account (a transaction-scoped advisory
  * lock), then reads the answer kept for it in the last 24 hours, if any.
@@ -139,10 +142,15 @@ export async function claimIdempotencyKey(q: Queryable, accountNo: string, key: 
   await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 13))', [JSON.stringify(['order-request', accountNo, key])]);
   const { rows } = await q.query<StoredRequest>(
     `SELECT body_hash, order_number, response FROM order_requests
-      WHERE account_no = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,
+      WHERE account_no = $1 AND idempotency_key = $2 AND created_at > now() - ${IDEMPOTENCY_WINDOW}`,
     [accountNo, key],
   );
   return rows[0];
+}
+
+/** Removes the answers claimIdempotencyKey no longer replays (housekeeping); the number removed. */
+export async function deleteExpiredIdempotentAnswers(q: Queryable): Promise<number> {
+  return (await q.query(`DELETE FROM order_requests WHERE created_at <= now() - ${IDEMPOTENCY_WINDOW}`)).rowCount ?? 0;
 }
 
 /** Keeps the first answer to a key; an expired answer under the same key is replaced. */

@@ -29,6 +29,9 @@ export async function insertSession(
   );
 }
 
+/** A session still in use: before its absolute end and not idle longer than `idleMinutes` (the SQL parameter `idle`). */
+const live = (idle: string) => `s.expires_at > now() AND s.last_seen_at > now() - make_interval(mins => ${idle})`;
+
 export async function findLiveSession(db: Queryable, idHash: Buffer, idleMinutes: number): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
     `SELECT s.user_id, u.email, u.name, s.account_no, a.name AS account_name,
@@ -37,10 +40,15 @@ export async function findLiveSession(db: Queryable, idHash: Buffer, idleMinutes
      JOIN users u ON u.id = s.user_id
      LEFT JOIN user_accounts ua ON ua.user_id = s.user_id AND ua.account_no = s.account_no
      LEFT JOIN accounts a ON a.account_no = ua.account_no
-     WHERE s.id_hash = $1 AND s.expires_at > now() AND s.last_seen_at > now() - make_interval(mins => $2)`,
+     WHERE s.id_hash = $1 AND ${live('$2')}`,
     [idHash, idleMinutes, TOUCH_INTERVAL_S],
   );
   return rows[0];
+}
+
+/** Removes every session findLiveSession would refuse (housekeeping); the number removed. */
+export async function deleteEndedSessions(db: Queryable, idleMinutes: number): Promise<number> {
+  return (await db.query(`DELETE FROM portal_sessions s WHERE NOT (${live('$1')})`, [idleMinutes])).rowCount ?? 0;
 }
 
 export async function touchSession(db: Queryable, idHash: Buffer): Promise<void> {

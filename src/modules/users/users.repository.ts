@@ -69,6 +69,11 @@ export async function insertPasswordReset(db: Queryable, userId: string): Promis
   return rows[0]?.id as string;
 }
 
+/** Removes reset rows asked for more than `keptDays` ago (housekeeping; a link works for an hour); the number removed. */
+export async function deleteOldPasswordResets(db: Queryable, keptDays: number): Promise<number> {
+  return (await db.query('DELETE FROM password_resets WHERE requested_at < now() - make_interval(days => $1)', [keptDays])).rowCount ?? 0;
+}
+
 export interface ResetRow {
   id: string;
   user_id: string;
