@@ -202,7 +202,19 @@ function stopOnExit(pid: number): () => void {
   return () => process.removeListener('exit', hook);
 }
 
-export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedServer> {
+/** How many times in a row a server that died is started again before `onLost` is told. */
+const RESTART_ATTEMPTS = 8;
+
+export interface EmbeddedOptions {
+  /** The loopback port to listen on; default a free one. A test cluster restarted in place keeps its port. */
+  port?: number;
+  /** Told when the server died and could not be started again (RESTART_ATTEMPTS tries). */
+  onLost?: (error: Error) => void;
+  /** false: a server that dies stays down (a test cluster whose restarts the test makes). Default true. */
+  restart?: boolean;
+}
+
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const pgdata = path.join(dataDir, 'postgres');
   const ownerFile = path.join(dataDir, 'postgres.owner');
   const logFile = path.join(dataDir, 'postgres.log');
@@ -261,38 +273,87 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     );
   }
 
-  const port = await freePort();
-  let logFd: number;
-  try {
-    logFd = openSync(logFile, 'a', 0o600);
-  } catch (error) {
-    throw new EmbeddedDatabaseError(fsProblem(error, `its log ${logFile} cannot be opened`), 'Set DATA_DIR to a directory this user can write, or set DATABASE_URL to use a PostgreSQL server of your own instead.');
-  }
-  const child = spawn(launch.runtime.postgres, [
-    '-D', launch.dataArg,
-    '-p', String(port),
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'unix_socket_directories=',
-    '-c', 'max_connections=200',
-  ], { detached: true, cwd: launch.cwd, stdio: ['ignore', logFd, logFd], ...asAccount(launch) });
-  closeSync(logFd);
-  child.unref();
+  const port = options.port ?? await freePort();
   const url = urlFor(port);
-  await waitUntilReady(url, child, logFile);
-  const pid = child.pid as number;
-  const forgetExitHook = stopOnExit(pid);
+  /** Starts the server on `port` and waits until it takes connections; its exit hook is set before the wait. */
+  const launchServer = async (): Promise<ChildProcess> => {
+    let logFd: number;
+    try {
+      logFd = openSync(logFile, 'a', 0o600);
+    } catch (error) {
+      throw new EmbeddedDatabaseError(fsProblem(error, `its log ${logFile} cannot be opened`), 'Set DATA_DIR to a directory this user can write, or set DATABASE_URL to use a PostgreSQL server of your own instead.');
+    }
+    const child = spawn(launch.runtime.postgres, [
+      '-D', launch.dataArg,
+      '-p', String(port),
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      '-c', 'max_connections=200',
+    ], { detached: true, cwd: launch.cwd, stdio: ['ignore', logFd, logFd], ...asAccount(launch) });
+    closeSync(logFd);
+    child.unref();
+    // From the moment it runs, an exit of this process (a second Ctrl-C during a slow first start,
+    // say) tells the server to stop: it is in a process group of its own and hears no terminal signal.
+    if (child.pid !== undefined) {
+      forgetExitHook();
+      forgetExitHook = stopOnExit(child.pid);
+    }
+    await waitUntilReady(url, child, logFile);
+    return child;
+  };
+  let forgetExitHook: () => void = () => undefined;
+  let child = await launchServer();
   await fs.writeFile(ownerFile, String(process.pid));
   logger.info({ port, pgdata, account: account?.name }, 'embedded PostgreSQL started');
 
   let stopped = false;
+  let restarting: Promise<void> | undefined;
+  /**
+   * The server died under us (killed, out of memory, a crash): it is started again on the same port,
+   * so the pool's URL stays right and its connections come back by themselves. A server that cannot
+   * be started again after a few tries is reported to `onLost`.
+   */
+  const supervise = (server: ChildProcess) => {
+    server.once('exit', (code, signal) => {
+      if (stopped || server !== child) return;
+      logger.warn({ code, signal }, 'embedded PostgreSQL exited unexpectedly; starting it again');
+      restarting = (async () => {
+        let lastError: unknown;
+        for (let attempt = 1; attempt <= RESTART_ATTEMPTS && !stopped; attempt++) {
+          // Its backends notice the postmaster is gone and exit within moments; until then the
+          // shared memory is still in use and a start fails: wait a little longer each time.
+          await new Promise((r) => setTimeout(r, 250 * attempt));
+          if (stopped) return;
+          try {
+            child = await launchServer();
+            supervise(child);
+            logger.info({ port, attempt }, 'embedded PostgreSQL started again');
+            return;
+          } catch (error) {
+            lastError = error;
+            logger.warn({ err: error, attempt }, 'embedded PostgreSQL did not start again');
+          }
+        }
+        if (!stopped) options.onLost?.(lastError instanceof Error ? lastError : new Error(String(lastError)));
+      })().finally(() => { restarting = undefined; });
+    });
+  };
+  if (options.restart !== false) supervise(child);
+
   return {
     url,
     owned: true,
     async stop() {
       if (stopped) return;
       stopped = true;
+      await restarting;
+      const pid = child.pid as number;
       // SIGINT is PostgreSQL's "fast" shutdown: open transactions roll back, data stays consistent.
-      process.kill(pid, 'SIGINT');
+      try {
+        process.kill(pid, 'SIGINT');
+      } catch {
+        // It had already exited.
+      }
       if (!(await waitForExit(pid, 30_000))) process.kill(pid, 'SIGKILL');
       forgetExitHook();
       await fs.rm(ownerFile, { force: true });

@@ -27,9 +27,23 @@ export function createPool(options: PoolOptions): pg.Pool {
     lock_timeout: options.lockTimeoutMs ?? 10_000,
     statement_timeout: options.statementTimeoutMs ?? 60_000,
   });
-  // An idle client losing its connection must not crash the process; the next checkout reconnects.
-  pool.on('error', () => undefined);
+  guardConnections(pool);
   return pool;
+}
+
+/**
+ * A connection that dies (a database restart, a failover, a network cut) is an event to recover
+ * from, never a reason for the process to exit. pg emits `error` on the client; the pool listens
+ * only while a client is idle, so one borrowed for a transaction, or one that is connecting, had no
+ * listener and the error was uncaught. Every client gets a listener for its whole life: the query in
+ * flight fails with the error (answered 503 and retried by its caller), the client is discarded on
+ * release, and the next checkout opens a new connection.
+ */
+export function guardConnections(pool: pg.Pool, onLost: (error: Error) => void = () => undefined): void {
+  pool.on('error', onLost);
+  pool.on('connect', (client) => {
+    client.on('error', onLost);
+  });
 }
 
 /** Runs `work` in one transaction on one connection: commit on success, rollback on any error. */

@@ -50,7 +50,11 @@ export const errors = {
   databaseUnavailable: () =>
     new AppError(
       'database-unavailable', 503, 'Service unavailable',
-      'The database could not complete the request; nothing was stored. Retry the same request.',
+      // The connection may die after a COMMIT landed and before its answer: the detail never promises
+      // that nothing was stored, only that sending the same request again is safe (batches are
+      // upserts; an order is safe again under its Idempotency-Key).
+      'The database could not complete the request or confirm it; what it changed may or may not have been stored. '
+        + 'Sending the same request again is safe (an order with the same Idempotency-Key).',
       { 'retry-after': '5' },
     ),
 };

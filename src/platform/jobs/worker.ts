@@ -2,6 +2,7 @@ import { Logger as GraphileLogger, parseCronItems, run, runMigrations, type Cron
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { Value } from 'typebox/value';
+import { guardConnections } from '../db/pool.js';
 import type { JobHandler, JobType } from './job.js';
 
 /**
@@ -82,9 +83,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   // The worker's own pool, owned here so that stop() returns only once every one of its
   // connections is closed: the database (possibly the embedded one) is stopped right after.
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.concurrency + 2 });
-  // An idle connection dropped by the server (restart, failover) is replaced on next use; it must
-  // not surface as an uncaught error that takes the process down.
-  pool.on('error', (error) => logger.warn({ err: error }, 'idle worker connection lost'));
+  // A connection dropped by the server (restart, failover), idle or borrowed by a job, is replaced on
+  // next use; it must not surface as an uncaught error that takes the process down.
+  guardConnections(pool, (error) => logger.warn({ err: error }, 'worker connection lost'));
   let runner: Runner;
   try {
     runner = await run({
