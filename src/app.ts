@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Pool } from './platform/db/pool.js';
 import { ADMIN_SCOPE, installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
+import { createLifecycle, installDraining, type Lifecycle } from './platform/http/lifecycle.js';
 import { createMetrics, installHttpMetrics, installSearchIndexGauges, type Metrics } from './platform/http/metrics.js';
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
 import {
@@ -42,6 +43,8 @@ export interface AppDeps {
   integrationVerifier: IntegrationVerifier;
   logger?: Logger | false;
   metrics?: Metrics;
+  /** Whether the instance is leaving (readiness, `Connection: close`); main.ts drains it on a signal. */
+  lifecycle?: Lifecycle;
   /** The clock of the rules that work in days (overdue ledger entries); tests pin it. */
   now?: () => Date;
 }
@@ -74,6 +77,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header(CORRELATION_HEADER, request.id);
   });
   installProtocolProblems(app);
+  const lifecycle = deps.lifecycle ?? createLifecycle();
+  installDraining(app, lifecycle);
   installProblemHandlers(app, { notFoundPage: portalNotFound });
   installJsonBodyParser(app);
   installHttpMetrics(app, metrics);
@@ -109,11 +114,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/readyz', {
     schema: {
-      summary: 'Readiness: the database answers',
+      summary: 'Readiness: the database answers and the instance is not shutting down',
       tags: ['operations'],
       response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ProblemSchema },
     },
   }, async () => {
+    if (lifecycle.draining) throw errors.shuttingDown();
     try {
       await deps.pool.query('SELECT 1');
     } catch {

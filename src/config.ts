@@ -41,6 +41,7 @@ const EnvSchema = Type.Object({
   WORKER_IN_PROCESS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 50, default: 2 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 20_000 }),
+  SHUTDOWN_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 0 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -114,6 +115,11 @@ export interface Config {
   readonly worker: { readonly inProcess: boolean; readonly concurrency: number };
   /** How long a SIGTERM/SIGINT shutdown may take before the process exits anyway (code 1). */
   readonly shutdownGraceMs: number;
+  /**
+   * On SIGTERM, how long /readyz answers 503 while requests are still served (each answer with
+   * `Connection: close`) before the listener closes: a load balancer's time to notice. Not on Ctrl-C.
+   */
+  readonly shutdownDrainMs: number;
   readonly logLevel: string;
 }
 
@@ -247,6 +253,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: Array.isArray(trustProxy) ? Object.freeze(trustProxy) as string[] : trustProxy,
     worker: Object.freeze({ inProcess: e.WORKER_IN_PROCESS === 'true', concurrency: e.WORKER_CONCURRENCY }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     logLevel: e.LOG_LEVEL,
   });
 }

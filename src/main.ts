@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
@@ -10,6 +9,8 @@ import { boundHeapGrowth } from './platform/heap.js';
 import { createLogger } from './platform/logger.js';
 import type { Worker } from './platform/jobs/worker.js';
 import { createMetrics } from './platform/http/metrics.js';
+import { createLifecycle, type Lifecycle } from './platform/http/lifecycle.js';
+import { handleShutdown } from './platform/shutdown.js';
 import { startSearchIndexer, type SearchIndexer } from './modules/search/search.indexer.js';
 import { startJobWorker } from './worker.js';
 
@@ -23,14 +24,19 @@ interface Started {
   inFlight: Set<ServerResponse>;
 }
 
-/** Opens the database, the HTTP server and the worker, recording each in `started`; on failure closes them again. */
-async function start(config: Config, logger: Logger, started: Started): Promise<void> {
+/**
+ * Opens the database, the HTTP server and the worker, recording each in `started`; on failure closes
+ * them again. A shutdown that begins meanwhile (Ctrl-C during a first start's initdb) stops it after
+ * the step under way: nothing more is opened.
+ */
+async function start(config: Config, logger: Logger, started: Started, lifecycle: Lifecycle): Promise<void> {
   const database = await openDatabase(config, logger);
   started.database = database;
+  if (lifecycle.draining) return;
   try {
     const integrationVerifier = await createIntegrationVerifier(config);
     const metrics = createMetrics();
-    const app = await buildApp({ config, pool: database.pool, integrationVerifier, logger, metrics });
+    const app = await buildApp({ config, pool: database.pool, integrationVerifier, logger, metrics, lifecycle });
     started.app = app;
     // Node's server.close() (called by app.close()) ends idle keep-alive sockets only once, at the
     // moment it is called; a request in flight then finishes with a keep-alive response and its
@@ -41,6 +47,7 @@ async function start(config: Config, logger: Logger, started: Started): Promise<
       started.inFlight.add(res);
       res.once('close', () => started.inFlight.delete(res));
     });
+    if (lifecycle.draining) return;
     await app.listen({ port: config.port, host: config.host });
     if (config.worker.inProcess) started.worker = await startJobWorker(config, database, logger);
     // Every instance runs the loop; one per database is active at a time (the others wait for its lock).
@@ -63,30 +70,46 @@ async function start(config: Config, logger: Logger, started: Started): Promise<
 
 /**
  * Process entry: config → database (embedded or external, migrated) → HTTP and, unless
- * WORKER_IN_PROCESS=false, the job worker; graceful close on SIGTERM/SIGINT. The signal handlers
- * are in place before anything starts: a signal during the start lets it finish, then closes
- * everything, so the embedded PostgreSQL is never left behind by a service stopped early.
+ * WORKER_IN_PROCESS=false, the job worker. The shutdown handlers are in place before anything
+ * starts (platform/shutdown.ts): a signal during the start lets the step under way finish, opens
+ * nothing more and closes what is open, so the embedded PostgreSQL is never left behind.
+ * On SIGTERM /readyz turns 503 at once and every answer carries `Connection: close`; after
+ * SHUTDOWN_DRAIN_MS the listener closes, requests in flight finish, then the worker, the indexer and
+ * the database close.
  */
 export async function serve(config: Config): Promise<void> {
   boundHeapGrowth(config.heapGrowingPercent);
   const logger = createLogger(config.logLevel);
   const started: Started = { inFlight: new Set() };
-  const starting = start(config, logger, started);
-  closeWithGrace({ delay: config.shutdownGraceMs, logger }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'shutting down after an error');
-    else logger.info({ signal }, 'shutting down');
-    await starting.catch(() => undefined);
-    // Requests in flight answer with `Connection: close`, so Node closes their sockets once they
-    // are done and the client does not send more on them.
-    for (const res of started.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
-    // In-flight requests finish first; new ones get 503 while closing.
-    await started.app?.close();
-    // Running jobs finish; queued ones wait in the database for the next start.
-    await started.worker?.stop();
-    // A refresh under way finishes; the lock is released with the indexer's connection.
-    await started.indexer?.stop();
-    await started.database?.close();
-    logger.info('shutdown complete');
+  const lifecycle = createLifecycle();
+  const starting = start(config, logger, started, lifecycle);
+  const shutdown = handleShutdown({
+    logger,
+    graceMs: config.shutdownGraceMs,
+    onBegin: () => {
+      lifecycle.drain();
+      // Requests in flight answer with `Connection: close`, so Node closes their sockets once they
+      // are done and the client does not send more on them.
+      for (const res of started.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    },
+    async close(signal) {
+      await starting.catch(() => undefined);
+      if (signal === 'SIGTERM' && config.shutdownDrainMs > 0 && started.app) {
+        await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
+      }
+      // In-flight requests finish first; new ones get 503 while closing.
+      await started.app?.close();
+      // Running jobs finish; queued ones wait in the database for the next start.
+      await started.worker?.stop();
+      // A refresh under way finishes; the lock is released with the indexer's connection.
+      await started.indexer?.stop();
+      await started.database?.close();
+    },
   });
-  await starting;
+  try {
+    await starting;
+  } catch (error) {
+    // A start cut short by the shutdown is the shutdown's to report, not a failure.
+    if (!shutdown.begun) throw error;
+  }
 }

@@ -1,4 +1,3 @@
-import closeWithGrace from 'close-with-grace';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
@@ -6,6 +5,7 @@ import type { JobHandler, JobType } from './platform/jobs/job.js';
 import { startWorker, type Worker } from './platform/jobs/worker.js';
 import { boundHeapGrowth } from './platform/heap.js';
 import { createLogger } from './platform/logger.js';
+import { handleShutdown } from './platform/shutdown.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/provision-user.job.js';
 import { erpClientOf, type ErpClient } from './modules/orders/erp.client.js';
@@ -90,13 +90,18 @@ export async function runWorkerProcess(config: Config): Promise<void> {
     }
     database = opened;
   })();
-  closeWithGrace({ delay: config.shutdownGraceMs, logger }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'shutting down after an error');
-    else logger.info({ signal }, 'shutting down');
-    await starting.catch(() => undefined);
-    await worker?.stop();
-    await database?.close();
-    logger.info('shutdown complete');
+  const shutdown = handleShutdown({
+    logger,
+    graceMs: config.shutdownGraceMs,
+    async close() {
+      await starting.catch(() => undefined);
+      await worker?.stop();
+      await database?.close();
+    },
   });
-  await starting;
+  try {
+    await starting;
+  } catch (error) {
+    if (!shutdown.begun) throw error;
+  }
 }

@@ -176,7 +176,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     async stop() {
       if (stopped) return;
       stopped = true;
-      // SIGTERM is the graceful shutdown (close-with-grace): in-flight requests finish, the pool closes.
+      // SIGTERM is the graceful shutdown (platform/shutdown.ts): in-flight requests finish, the pool closes.
       child.kill('SIGTERM');
       if (!(await waitForExit(child, 25_000))) {
         child.kill('SIGKILL');

@@ -15,7 +15,14 @@ export async function openDatabase(config: Config, logger: Logger, options: { mi
   let embedded: EmbeddedServer | undefined;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, logger);
+    embedded = await startEmbeddedPostgres(config.dataDir, logger, {
+      // Restarted in place when it dies (embedded.ts); one that cannot be started again ends the
+      // process with one clear line rather than a service answering 503 for ever.
+      onLost: (error) => {
+        logger.fatal({ err: error }, 'the embedded PostgreSQL died and could not be started again; exiting');
+        process.exit(1);
+      },
+    });
     url = embedded.url;
   }
   try {

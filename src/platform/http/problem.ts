@@ -57,6 +57,11 @@ export const errors = {
         + 'Sending the same request again is safe (an order with the same Idempotency-Key).',
       { 'retry-after': '5' },
     ),
+  /** A request reaching an instance that is shutting down: send it again (elsewhere). */
+  shuttingDown: () => new AppError(
+    'shutting-down', 503, 'Service unavailable',
+    'This instance is shutting down; nothing was done. Send the request again.', { 'retry-after': '1', connection: 'close' },
+  ),
 };
 
 const FRAMEWORK_CODES: Record<string, { code: string; title: string }> = {

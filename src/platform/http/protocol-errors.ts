@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { AppError, PROBLEM_TYPE_BASE, sendProblem, type Problem } from './problem.js';
+import { AppError, PROBLEM_TYPE_BASE, errors, sendProblem, type Problem } from './problem.js';
 
 /**
  * Problems for the answers made outside the route handlers. Node's HTTP server answers a request it
@@ -122,14 +122,10 @@ export function protocolServerOptions(): Pick<FastifyServerOptions, 'clientError
 export function installProtocolProblems(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', async () => { closing = true; });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     if (closing) {
       // Requests still reaching a closing instance (a keep-alive connection) go elsewhere, before any work.
-      reply.header('connection', 'close');
-      throw new AppError(
-        'shutting-down', 503, 'Service unavailable',
-        'This instance is shutting down; nothing was done. Send the request again.', { 'retry-after': '1' },
-      );
+      throw errors.shuttingDown();
     }
     const raw = request.raw;
     if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
