@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Pool } from './platform/db/pool.js';
 import { ADMIN_SCOPE, installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
+import { installBodyLimitDrain } from './platform/http/body-limit.js';
 import { createLifecycle, installDraining, type Lifecycle } from './platform/http/lifecycle.js';
 import { createMetrics, installHttpMetrics, installSearchIndexGauges, type Metrics } from './platform/http/metrics.js';
 import { installProblemHandlers, ProblemSchema, errors } from './platform/http/problem.js';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installDraining(app, lifecycle);
   installProblemHandlers(app, { notFoundPage: portalNotFound });
   installJsonBodyParser(app);
+  installBodyLimitDrain(app);
   installHttpMetrics(app, metrics);
   installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
 
