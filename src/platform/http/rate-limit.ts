@@ -104,6 +104,9 @@ export async function createRateLimiter(options: RateLimiterOptions = {}): Promi
     });
     // Without a listener an unreachable Redis would crash the process with an unhandled 'error'.
     redis.on('error', warn);
+    redis.on('ready', () => {
+      if (lastWarning > -Infinity) logger?.info('rate limiting: Redis answers again; counters are shared through it');
+    });
     try {
       await redis.connect();
     } catch (error) {
