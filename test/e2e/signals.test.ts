@@ -139,6 +139,9 @@ describe('signals and a dying embedded database', { timeout: 600_000 }, () => {
     const dataDir = await makeTmpDir('portway-e2e-pgdies-');
     removeWhenDone(dataDir);
     const service = await startService(serviceEnv(dataDir));
+    // Started whole (the worker and the indexer connect after the listener opens).
+    await waitFor('the worker and the indexer', () => service.lines.some((l) => l.msg === 'search indexer active')
+      && service.lines.some((l) => l.msg === 'job worker started'), 60_000);
     const server = postmaster(dataDir) ?? assert.fail('postmaster.pid');
     process.kill(server.pid, 'SIGKILL');
     await waitFor('the service to start it again', () => service.lines.some((l) => l.msg === 'embedded PostgreSQL started again'), 60_000);

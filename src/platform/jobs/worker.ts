@@ -23,7 +23,16 @@ function graphileLogger(logger: Logger): GraphileLogger {
 
 /** Installs or upgrades the queue's own schema (`graphile_worker`); run with the app migrations. */
 export async function migrateQueue(databaseUrl: string, logger: Logger): Promise<void> {
-  await runMigrations({ connectionString: databaseUrl, logger: graphileLogger(logger) });
+  // A pool of our own, ended before returning: graphile-worker's own left an idle connection whose
+  // listener it had removed, and the database stopping then (a signal during a start) was an
+  // uncaught error.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  guardConnections(pool, (error) => logger.debug({ err: error }, 'queue migration connection lost'));
+  try {
+    await runMigrations({ pgPool: pool, logger: graphileLogger(logger) });
+  } finally {
+    await pool.end();
+  }
 }
 
 /**
