@@ -110,6 +110,40 @@ describe('buyer portal: sign in, sign out, sessions', () => {
     }
   });
 
+  it('never redirects to another host through a next that only normalises to //host: GET and POST, signed in and signing in', async () => {
+    const hostile = [
+      '/..//evil.example', '/.//x', '/%2e%2e//x', '/%2E%2E//evil.example/path', '/./..//evil.example', '/a/../..//evil.example',
+      '/..\\/evil.example', '/.\\/x', '/\\evil.example', '/..//\\evil.example', '/%2e%2e/\\evil.example',
+    ];
+    // Encoded as a form would, and raw as in the report (the query parser decodes the %2e there).
+    const urls = [
+      ...hostile.map((next) => `/sign-in?next=${encodeURIComponent(next)}`),
+      '/sign-in?next=/..//evil.example', '/sign-in?next=/.//x', '/sign-in?next=/%2e%2e//x', '/sign-in?next=/%2e%2e/%5cevil.example',
+    ];
+    for (const [i, url] of urls.entries()) {
+      // A user per form: the per-email sign-in limit is not what this test is about.
+      const email = `next-${i}@example.com`;
+      await seedUser(t, { email, accounts: ['S-1'], password: PASSWORD });
+      const signedIn = new Browser(t);
+      await signedIn.signIn(email, PASSWORD);
+      const get = await signedIn.get(url);
+      assert.equal(get.statusCode, 303, url);
+      assert.equal(get.headers.location, '/', `GET signed in: ${url}`);
+      const again = await signedIn.post(url, { email, password: PASSWORD });
+      assert.equal(again.headers.location, '/', `POST signed in: ${url}`);
+      const fresh = new Browser(t);
+      const page = await fresh.get(url);
+      assert.equal(page.statusCode, 200, url);
+      assert.doesNotMatch(page.body, /evil|next=%2F%2F/, `the sign-in form carries no hostile next: ${url}`);
+      const login = await fresh.post(url, { email, password: PASSWORD });
+      assert.equal(login.statusCode, 303, url);
+      assert.equal(login.headers.location, '/', `POST signing in: ${url}`);
+    }
+    // A next that normalises to a local path is still followed, normalised.
+    const local = await new Browser(t).submit('/sign-in', { email: 'next-0@example.com', password: PASSWORD }, `/sign-in?next=${encodeURIComponent('/x/../orders?page=2')}`);
+    assert.equal(local.headers.location, '/orders?page=2');
+  });
+
   it('answers a wrong password and an unknown email with the same page and status', async () => {
     const wrong = await new Browser(t).signIn('sam@example.com', 'not the password at all');
     const unknown = await new Browser(t).signIn('nobody@example.com', 'not the password at all');
