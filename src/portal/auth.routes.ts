@@ -17,6 +17,12 @@ import {
  * reset. Every POST has passed the CSRF check of portal.plugin.ts before it gets here.
  */
 
+/**
+ * The path segments whose next segment is a link token (`/invitations/:token`,
+ * `/reset-password/:token`): app.ts has the request log write `[token]` there, on every route.
+ */
+export const LINK_TOKEN_SEGMENTS = Object.freeze(['invitations', 'reset-password'] as const);
+
 /** Sign-in attempts (every attempt counts, right or wrong): per email, and per client address. */
 export const SIGN_IN_PER_EMAIL: RateLimitPolicy = Object.freeze({ limit: 10, windowS: 900 });
 export const SIGN_IN_PER_ADDRESS: RateLimitPolicy = Object.freeze({ limit: 30, windowS: 900 });
