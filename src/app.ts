@@ -16,6 +16,7 @@ import {
 } from './platform/http/protocol-errors.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
 import { requestSerializer } from './platform/http/request-log.js';
+import { installRequestTextCheck } from './platform/http/request-text.js';
 import { SearchAnswerCache } from './modules/search/search.cache.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installProtocolProblems(app);
   installProblemHandlers(app, { notFoundPage: portalNotFound });
   installJsonBodyParser(app);
+  installRequestTextCheck(app);
   installHttpMetrics(app, metrics);
   installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
 
