@@ -214,18 +214,53 @@ describe('buyer portal: rate limits on sign-in', () => {
   });
   after(async () => { await t.close(); });
 
-  it('limits attempts per email (10 per 15 minutes), whatever the address', async () => {
-    const email = `target-${Date.now()}@example.com`;
-    for (let i = 0; i < 10; i += 1) {
-      const res = await new Browser(t).signIn(email, `wrong password ${i}`);
-      assert.equal(res.statusCode, 400);
-    }
-    const limited = await new Browser(t).signIn(email, 'wrong password x');
+  it('ten wrong passwords from ten addresses do not lock the buyer out: the right one from an eleventh signs in', async () => {
+    const email = `target-${randomUUID()}@example.com`;
+    await seedUser(t, { email, accounts: ['RL-1'], password: PASSWORD });
+    const attackers = Array.from({ length: 10 }, () => new Browser(t));
+    for (const [i, b] of attackers.entries()) assert.equal((await b.signIn(email, `wrong password ${i}`)).statusCode, 400);
+    const buyer = await new Browser(t).signIn(email, PASSWORD);
+    assert.equal(buyer.statusCode, 303, 'the buyer signs in');
+    // The email is under attack now: an address that has failed on it is refused, even with the right password…
+    const again = await attackers[0]!.signIn(email, PASSWORD);
+    assert.equal(again.statusCode, 429);
+    assert.match(again.body, /Too many attempts/);
+    assert.match(again.body, /Wait \d+ minutes?, then try again/);
+    assert.ok(Number(again.headers['retry-after']) > 0);
+    // …and another fresh address gets one try, then is refused too.
+    const fresh = new Browser(t);
+    assert.equal((await fresh.signIn(email, 'wrong password x')).statusCode, 400);
+    assert.equal((await fresh.signIn(email, 'wrong password y')).statusCode, 429);
+    // The same for an email nobody has: the answers do not tell which emails exist.
+    const nobody = `nobody-${randomUUID()}@example.com`;
+    for (let i = 0; i < 10; i += 1) assert.equal((await new Browser(t).signIn(nobody, `wrong password ${i}`)).statusCode, 400);
+    const n = new Browser(t);
+    assert.equal((await n.signIn(nobody, 'wrong password x')).statusCode, 400);
+    assert.equal((await n.signIn(nobody, 'wrong password y')).statusCode, 429);
+  });
+
+  it('limits guessing one email from one address: 10 failures, then 429 even for the right password; other addresses unaffected', async () => {
+    const email = `brute-${randomUUID()}@example.com`;
+    await seedUser(t, { email, accounts: ['RL-1'], password: PASSWORD });
+    const attacker = new Browser(t);
+    for (let i = 0; i < 10; i += 1) assert.equal((await attacker.signIn(email, `wrong password ${i}`)).statusCode, 400);
+    const limited = await attacker.signIn(email, PASSWORD);
     assert.equal(limited.statusCode, 429);
-    assert.match(limited.body, /Too many attempts/);
-    assert.match(limited.body, /Wait \d+ minutes?, then try again/);
-    assert.ok(Number(limited.headers['retry-after']) > 0);
-    assert.equal((await new Browser(t).signIn(`other-${Date.now()}@example.com`, 'wrong password')).statusCode, 400);
+    assert.equal(attacker.cookies.has('portway_session'), false);
+    assert.equal((await attacker.signIn(`other-${randomUUID()}@example.com`, 'wrong password')).statusCode, 400, 'other emails from that address are still heard');
+    assert.equal((await new Browser(t).signIn(email, PASSWORD)).statusCode, 303, 'the buyer elsewhere signs in');
+  });
+
+  it('bounds a guess spread over many addresses: past 100 failures an hour only an address that signed in before is heard', async () => {
+    const email = `spread-${randomUUID()}@example.com`;
+    await seedUser(t, { email, accounts: ['RL-1'], password: PASSWORD });
+    const home = new Browser(t);
+    assert.equal((await home.signIn(email, PASSWORD)).statusCode, 303);
+    for (let i = 0; i < 100; i += 1) assert.equal((await new Browser(t).signIn(email, `wrong password ${i}`)).statusCode, 400, `attempt ${i}`);
+    const newcomer = await new Browser(t).signIn(email, PASSWORD);
+    assert.equal(newcomer.statusCode, 429, 'a new address is refused, right password or not');
+    assert.ok(Number(newcomer.headers['retry-after']) > 900);
+    assert.equal((await new Browser(t, home.address).signIn(email, PASSWORD)).statusCode, 303, 'the buyer signs in from where they did before');
   });
 
   it('limits attempts per client address (30 per 15 minutes), whatever the email', async () => {
