@@ -1,8 +1,8 @@
 import { withTransaction, type Pool } from '../../platform/db/pool.js';
 import { checkNewPassword, hashPassword, verifyPassword, type FieldError } from './passwords.js';
-import { enqueuePasswordReset } from './password-reset.job.js';
+import { enqueuePasswordResetRequest } from './password-reset.job.js';
 import {
-  accountsOfUser, findInvitation, findPasswordReset, findUserByEmail, insertPasswordReset, markInvitationAccepted,
+  accountsOfUser, findInvitation, findPasswordReset, findUserByEmail, markInvitationAccepted,
   markResetsUsed, setPassword, type LinkedAccount,
 } from './users.repository.js';
 import { deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession } from './sessions.repository.js';
@@ -76,15 +76,13 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
     return ok && user ? { userId: user.id } : undefined;
   }
 
-  /** Records a reset and queues its mail for a known email; does nothing, visibly the same, for an unknown one. */
+  /**
+   * Queues the request, known email or not: the job records a reset and mails it for a known one.
+   * Looking the user up here would make the answer slower for a known email than for an unknown one.
+   */
   async function requestPasswordReset(email: string): Promise<void> {
     if (email.length > 254) return;
-    await withTransaction(pool, async (tx) => {
-      const user = await findUserByEmail(tx, email);
-      if (!user) return;
-      const resetId = await insertPasswordReset(tx, user.id);
-      await enqueuePasswordReset(tx, resetId);
-    });
+    await enqueuePasswordResetRequest(pool, email);
   }
 
   async function passwordReset(token: string): Promise<{ state: 'valid'; email: string } | { state: LinkState }> {
