@@ -66,7 +66,7 @@ const SignInForm = Type.Object({ _csrf: CSRF, email: Text(1000), password: Text(
 const EmailForm = Type.Object({ _csrf: CSRF, email: Text(1000) });
 const AccountForm = Type.Object({ _csrf: CSRF, accountNo: Text(100) });
 
-const PASSWORD_HINT = `Use ${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words are easy to remember and hard to guess.`;
+const PASSWORD_HINT = `Use ${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words are easy to remember and hard to guess. Not a commonly used password, your email address or the site’s name.`;
 const looksLikeEmail = (s: string) => /^[^\s@]+@[^\s@]+$/.test(s);
 
 function invitationProblem(state: LinkState): Message {

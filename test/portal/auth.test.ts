@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { tokenHash } from '../../src/modules/users/tokens.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, seedAccount, seedInvitation, seedUser, withoutToken } from './portal-helpers.js';
 
@@ -67,6 +68,42 @@ describe('buyer portal: invitations', () => {
     const row = (await t.pool.query("SELECT invitation_accepted_at FROM provisioning_requests WHERE account_no = 'INV-2'")).rows[0];
     assert.equal(row.invitation_accepted_at, null);
     assert.equal(b.cookies.has('portway_session'), false);
+  });
+
+  it('refuses weak passwords on the invitation and reset forms with a message per reason, and changes nothing', async () => {
+    await seedAccount(t, 'INV-W');
+    const { token: invitation } = await seedInvitation(t, { accountNo: 'INV-W', email: 'walter.weak@example.com' });
+    const userId = await seedUser(t, { email: 'rhea.reset@example.com', accounts: ['INV-W'], password: PASSWORD });
+    const reset = randomBytes(32).toString('base64url');
+    await t.pool.query(
+      "INSERT INTO password_resets (user_id, token_hash, expires_at, sent_at) VALUES ($1, $2, now() + interval '1 hour', now())",
+      [userId, tokenHash(reset)],
+    );
+    const weak = (local: string): Array<[string, RegExp]> => [
+      ['aaaaaaaaaa', /Password must not be one character repeated, with or without spaces/],
+      [`${' '.repeat(10)}x`, /Password must not be one character repeated, with or without spaces/],
+      [' '.repeat(12), /Password must not be only spaces/],
+      ['qwertyuiop', /Password is too common: it is on a list of the passwords people use most. Choose another/],
+      [`${local}@example.com rocks`, /Password must not contain your email address or the part before the @/],
+      [`I am ${local.toUpperCase()} 99`, /Password must not contain your email address or the part before the @/],
+      ['my portway password', /Password must not contain the name of this site \(portway\)/],
+    ];
+    const forms: Array<[string, string]> = [[`/invitations/${invitation}`, 'walter.weak'], [`/reset-password/${reset}`, 'rhea.reset']];
+    for (const [url, local] of forms) {
+      const b = new Browser(t);
+      const page = await b.get(url);
+      assert.match(page.body, /Not a commonly used password, your email address or the site’s name/);
+      for (const [password, message] of weak(local)) {
+        const res = await b.post(url, { password, confirmPassword: password });
+        assert.equal(res.statusCode, 400, `${url} ${JSON.stringify(password)}`);
+        assert.match(res.body, /class="error-summary"[\s\S]*<a href="#password">/);
+        assert.match(res.body, message, JSON.stringify(password));
+      }
+      assert.equal(b.cookies.has('portway_session'), false, 'not signed in');
+    }
+    const accepted = (await t.pool.query("SELECT invitation_accepted_at FROM provisioning_requests WHERE account_no = 'INV-W'")).rows[0];
+    assert.equal(accepted.invitation_accepted_at, null);
+    assert.equal((await new Browser(t).signIn('rhea.reset@example.com', PASSWORD)).statusCode, 303, 'the old password still works');
   });
 
   it('tells an expired invitation from an unknown one, and says how to go on', async () => {

@@ -53,7 +53,9 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
    * so it is as strong a proof; like a reset, it ends the user's other sessions.
    */
   async function acceptInvitation(token: string, password: string, confirmation: string): Promise<PasswordChange> {
-    const errors = checkNewPassword(password, confirmation);
+    // The password may not contain the invitee's email: read it first (the transaction checks the link again).
+    const invited = isTokenShaped(token) ? await findInvitation(pool, tokenHash(token)) : undefined;
+    const errors = checkNewPassword(password, confirmation, { email: invited?.email });
     if (errors.length > 0) return { outcome: 'invalid', errors };
     if (!isTokenShaped(token)) return { outcome: 'refused', state: 'unknown' };
     // Hashed before the transaction: the row lock is not held for the hash's 20-odd milliseconds.
@@ -96,7 +98,8 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
 
   /** Sets the new password, uses every open reset link of the user and ends all their sessions. */
   async function resetPassword(token: string, password: string, confirmation: string): Promise<PasswordChange> {
-    const errors = checkNewPassword(password, confirmation);
+    const reset = isTokenShaped(token) ? await findPasswordReset(pool, tokenHash(token)) : undefined;
+    const errors = checkNewPassword(password, confirmation, { email: reset?.email });
     if (errors.length > 0) return { outcome: 'invalid', errors };
     if (!isTokenShaped(token)) return { outcome: 'refused', state: 'unknown' };
     const passwordHash = await hashPassword(password);
