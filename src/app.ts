@@ -15,6 +15,7 @@ import {
   CORRELATION_HEADER, correlationIdOf, installProtocolProblems, protocolServerOptions,
 } from './platform/http/protocol-errors.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
+import { installStrictTransportSecurity, STRICT_TRANSPORT_SECURITY } from './platform/http/hsts.js';
 import { requestSerializer } from './platform/http/request-log.js';
 import { installRequestTextCheck } from './platform/http/request-text.js';
 import { SearchAnswerCache } from './modules/search/search.cache.js';
@@ -57,12 +58,14 @@ function trustProxyOption(trust: Config['trustProxy']): boolean | string[] | ((a
 /** Builds the HTTP application from its dependencies. It never listens; main.ts does. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics();
+  // Served over https (PUBLIC_URL): browsers are told to use nothing else (platform/http/hsts.ts).
+  const https = deps.config.publicUrl.startsWith('https:');
   const options: FastifyHttpOptions<Server> = {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
     genReqId: correlationIdOf,
     // Answers made outside the route handlers (431, unparseable requests, bad URLs, closing) as problems.
-    ...protocolServerOptions(),
+    ...protocolServerOptions(https ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
     forceCloseConnections: 'idle',
     // The client address (request.ip) the portal's per-address limits count: see TRUST_PROXY.
     trustProxy: trustProxyOption(deps.config.trustProxy),
@@ -84,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, request.id);
   });
+  if (https) installStrictTransportSecurity(app);
   installProtocolProblems(app);
   installProblemHandlers(app, { notFoundPage: portalNotFound });
   installJsonBodyParser(app);
