@@ -17,6 +17,9 @@ import {
   CORRELATION_HEADER, correlationIdOf, installProtocolProblems, protocolServerOptions,
 } from './platform/http/protocol-errors.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
+import { installStrictTransportSecurity, STRICT_TRANSPORT_SECURITY } from './platform/http/hsts.js';
+import { requestSerializer } from './platform/http/request-log.js';
+import { installRequestTextCheck } from './platform/http/request-text.js';
 import { SearchAnswerCache } from './modules/search/search.cache.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
@@ -35,6 +38,7 @@ import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
 import { ordersIntegrationRoutes, ordersRoutes } from './modules/orders/orders.routes.js';
 import { QuotePriceCache } from './modules/orders/quote-price-cache.js';
 import { TradingReferenceCache } from './modules/orders/reference-cache.js';
+import { LINK_TOKEN_SEGMENTS } from './portal/auth.routes.js';
 import { portalNotFound, portalPlugin, type PortalServices } from './portal/portal.plugin.js';
 import { indexStatus } from './modules/search/search.repository.js';
 
@@ -58,31 +62,43 @@ function trustProxyOption(trust: Config['trustProxy']): boolean | string[] | ((a
 /** Builds the HTTP application from its dependencies. It never listens; main.ts does. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics();
+  // Served over https (PUBLIC_URL): browsers are told to use nothing else (platform/http/hsts.ts).
+  const https = deps.config.publicUrl.startsWith('https:');
   const options: FastifyHttpOptions<Server> = {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
     genReqId: correlationIdOf,
     // Answers made outside the route handlers (431, unparseable requests, bad URLs, closing) as problems.
-    ...protocolServerOptions(),
+    ...protocolServerOptions(https ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),
     forceCloseConnections: 'idle',
     // The client address (request.ip) the portal's per-address limits count: see TRUST_PROXY.
     trustProxy: trustProxyOption(deps.config.trustProxy),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
+    // `/orders/` is `/orders`: a trailing slash finds the route (it answered 405 before, from the
+    // method check below that already read it as the same path). See docs/decisions.md, HTTP.
+    routerOptions: { ignoreTrailingSlash: true },
   };
+  // The request serializer of every log line: link tokens and secret query values written redacted,
+  // on every route and every 404/405, not only in the portal's scope.
+  const logger = deps.logger
+    ? deps.logger.child({}, { serializers: { req: requestSerializer({ secretSegments: LINK_TOKEN_SEGMENTS }) } })
+    : undefined;
   const app = Fastify({
     ...options,
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, request.id);
   });
+  if (https) installStrictTransportSecurity(app);
   installProtocolProblems(app);
   const lifecycle = deps.lifecycle ?? createLifecycle();
   installDraining(app, lifecycle);
   installProblemHandlers(app, { notFoundPage: portalNotFound });
   installJsonBodyParser(app);
   installBodyLimitDrain(app);
+  installRequestTextCheck(app);
   installHttpMetrics(app, metrics);
   installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
 

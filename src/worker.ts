@@ -9,12 +9,14 @@ import { handleShutdown } from './platform/shutdown.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/provision-user.job.js';
 import { erpClientOf, type ErpClient } from './modules/orders/erp.client.js';
-import { passwordReset, passwordResetHandler } from './modules/users/password-reset.job.js';
+import {
+  passwordReset, passwordResetHandler, passwordResetRequest, passwordResetRequestHandler,
+} from './modules/users/password-reset.job.js';
 import { erpHandoff, erpHandoffHandler } from './modules/orders/erp-handoff.job.js';
 import { housekeeping, housekeepingCron, housekeepingHandler } from './modules/housekeeping/housekeeping.job.js';
 
 /** Every job type the service enqueues; the worker refuses to start if one lacks a handler. */
-export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff, passwordReset, housekeeping];
+export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff, passwordResetRequest, passwordReset, housekeeping];
 
 /** Jobs the queue schedules itself. */
 export const CRON_ITEMS = [housekeepingCron];
@@ -38,6 +40,7 @@ export function jobHandlers(deps: JobDeps): JobHandler[] {
       retryBaseMs: erp.retryBaseMs,
       retryMaxMs: erp.retryMaxMs,
     }),
+    passwordResetRequestHandler({ pool: deps.database.pool }),
     passwordResetHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
     housekeepingHandler({ pool: deps.database.pool, sessionIdleMinutes: deps.config.portalSession.idleMinutes }),
   ];

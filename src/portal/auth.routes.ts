@@ -17,9 +17,34 @@ import {
  * reset. Every POST has passed the CSRF check of portal.plugin.ts before it gets here.
  */
 
-/** Sign-in attempts (every attempt counts, right or wrong): per email, and per client address. */
-export const SIGN_IN_PER_EMAIL: RateLimitPolicy = Object.freeze({ limit: 10, windowS: 900 });
+/**
+ * The path segments whose next segment is a link token (`/invitations/:token`,
+ * `/reset-password/:token`): app.ts has the request log write `[token]` there, on every route.
+ */
+export const LINK_TOKEN_SEGMENTS = Object.freeze(['invitations', 'reset-password'] as const);
+
+/**
+ * Sign-in limits that slow guessing without letting anyone lock a buyer out (OWASP Authentication
+ * Cheat Sheet: count failures per account and per source, never refuse the account as a whole):
+ * - every attempt per client address (spraying many emails from one address);
+ * - failed attempts per email and address pair (guessing one account from one address);
+ * - failed attempts per email from every address: over the limit the account is under attack, and
+ *   an address that has failed on it is refused while one that has not (the buyer at their desk)
+ *   is still heard, so the right password signs in;
+ * - a ceiling of failed attempts per email from every address: over it only an address that signed
+ *   in to that email in the last 14 days is heard, which bounds a guess spread over many addresses.
+ * Counters exist alike for unknown emails, so a refusal says nothing about which emails have users.
+ */
 export const SIGN_IN_PER_ADDRESS: RateLimitPolicy = Object.freeze({ limit: 30, windowS: 900 });
+export const SIGN_IN_FAILURES_PER_PAIR: RateLimitPolicy = Object.freeze({ limit: 10, windowS: 900 });
+export const SIGN_IN_FAILURES_PER_EMAIL: RateLimitPolicy = Object.freeze({ limit: 10, windowS: 900 });
+export const SIGN_IN_FAILURES_CEILING: RateLimitPolicy = Object.freeze({ limit: 100, windowS: 3600 });
+/**
+ * An address that signed in to an email (a marker, counted once per sign-in; the limit is never
+ * reached). 14 days: the per-process counters expire by a timer, and Node's timers cannot wait
+ * beyond 24.8 days (a longer one fires at once).
+ */
+const SIGN_IN_KNOWN_ADDRESS: RateLimitPolicy = Object.freeze({ limit: 1_000_000, windowS: 14 * 86_400 });
 /** Reset requests: per address answers 429; per email silently sends no more mail (the answer must not differ). */
 export const RESET_PER_ADDRESS: RateLimitPolicy = Object.freeze({ limit: 10, windowS: 3600 });
 export const RESET_PER_EMAIL: RateLimitPolicy = Object.freeze({ limit: 3, windowS: 3600 });
@@ -41,7 +66,7 @@ const SignInForm = Type.Object({ _csrf: CSRF, email: Text(1000), password: Text(
 const EmailForm = Type.Object({ _csrf: CSRF, email: Text(1000) });
 const AccountForm = Type.Object({ _csrf: CSRF, accountNo: Text(100) });
 
-const PASSWORD_HINT = `Use ${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words are easy to remember and hard to guess.`;
+const PASSWORD_HINT = `Use ${PASSWORD_MIN} to ${PASSWORD_MAX} characters. A few unrelated words are easy to remember and hard to guess. Not a commonly used password, your email address or the site’s name.`;
 const looksLikeEmail = (s: string) => /^[^\s@]+@[^\s@]+$/.test(s);
 
 function invitationProblem(state: LinkState): Message {
@@ -116,11 +141,45 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRoutesDeps): Pr
     return reply.redirect(next ? `/choose-account?next=${encodeURIComponent(next)}` : '/choose-account', 303);
   }
 
+  function tooMany(reply: FastifyReply, resetS: number): FastifyReply {
+    reply.header('retry-after', String(resetS));
+    return sendMessage(reply, 429, tooManyAttempts(resetS));
+  }
+
   async function limited(reply: FastifyReply, key: string, policy: RateLimitPolicy): Promise<FastifyReply | undefined> {
     const decision = await rateLimiter.consume(key, policy);
-    if (decision.allowed) return undefined;
-    reply.header('retry-after', String(decision.resetS));
-    return sendMessage(reply, 429, tooManyAttempts(decision.resetS));
+    return decision.allowed ? undefined : tooMany(reply, decision.resetS);
+  }
+
+  /** The counters of one email (lower-cased) and client address; see SIGN_IN_FAILURES_PER_EMAIL. */
+  function signInKeys(email: string, address: string) {
+    return {
+      pair: `portal:sign-in:failed:${email}:${address}`,
+      email: `portal:sign-in:failed:${email}`,
+      known: `portal:sign-in:known:${email}:${address}`,
+    };
+  }
+
+  /** The 429 page when this address may not try this email now, or undefined; counts nothing. */
+  async function signInRefused(reply: FastifyReply, email: string, address: string): Promise<FastifyReply | undefined> {
+    const keys = signInKeys(email, address);
+    const pair = await rateLimiter.peek(keys.pair, SIGN_IN_FAILURES_PER_PAIR);
+    if (pair.count >= SIGN_IN_FAILURES_PER_PAIR.limit) return tooMany(reply, pair.resetS);
+    const known = async () => (await rateLimiter.peek(keys.known, SIGN_IN_KNOWN_ADDRESS)).count > 0;
+    const onEmail = await rateLimiter.peek(keys.email, SIGN_IN_FAILURES_PER_EMAIL);
+    if (onEmail.count >= SIGN_IN_FAILURES_PER_EMAIL.limit && pair.count > 0 && !(await known())) {
+      return tooMany(reply, Math.min(onEmail.resetS, pair.resetS));
+    }
+    const ceiling = await rateLimiter.peek(keys.email, SIGN_IN_FAILURES_CEILING);
+    if (ceiling.count >= SIGN_IN_FAILURES_CEILING.limit && !(await known())) return tooMany(reply, ceiling.resetS);
+    return undefined;
+  }
+
+  async function signInFailed(email: string, address: string): Promise<void> {
+    const keys = signInKeys(email, address);
+    await rateLimiter.consume(keys.pair, SIGN_IN_FAILURES_PER_PAIR);
+    await rateLimiter.consume(keys.email, SIGN_IN_FAILURES_PER_EMAIL);
+    await rateLimiter.consume(keys.email, SIGN_IN_FAILURES_CEILING);
   }
 
   /** The choose-password page of an invitation link; with errors, the form sent back (400). */
@@ -174,12 +233,17 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRoutesDeps): Pr
     if (email === '') errors.push({ field: 'email', message: 'Enter your email address' });
     if (password === '') errors.push({ field: 'password', message: 'Enter your password' });
     if (errors.length > 0) return again(errors);
+    const emailKey = email.toLowerCase();
     const refused = await limited(reply, `portal:sign-in:address:${request.ip}`, SIGN_IN_PER_ADDRESS)
-      ?? await limited(reply, `portal:sign-in:email:${email.toLowerCase()}`, SIGN_IN_PER_EMAIL);
+      ?? await signInRefused(reply, emailKey, request.ip);
     if (refused) return refused;
     const user = await users.authenticate(email, password);
-    // One answer for an unknown email and a wrong password, so the page does not tell which emails exist.
-    if (!user) return again([{ field: 'email', message: 'The email address or password is incorrect' }]);
+    if (!user) {
+      await signInFailed(emailKey, request.ip);
+      // One answer for an unknown email and a wrong password, so the page does not tell which emails exist.
+      return again([{ field: 'email', message: 'The email address or password is incorrect' }]);
+    }
+    await rateLimiter.consume(signInKeys(emailKey, request.ip).known, SIGN_IN_KNOWN_ADDRESS);
     return signIn(request, reply, user.userId, next);
   });
 

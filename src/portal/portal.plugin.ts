@@ -41,21 +41,6 @@ export interface PortalDeps {
 
 export const CSRF_COOKIE = 'portway_csrf';
 
-/** Paths of the pages whose URL holds a secret token, shown in logs without it. */
-const TOKEN_PATH = /^\/(invitations|reset-password)\/[^/?#]+/;
-export const redactTokenPath = (url: string): string => url.replace(TOKEN_PATH, '/$1/[token]');
-
-/** Fastify's default request serializer, with the token of a link taken out of the URL. */
-function serializeRequest(request: FastifyRequest) {
-  return {
-    method: request.method,
-    url: redactTokenPath(request.url),
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket?.remotePort,
-  };
-}
-
 /**
  * The buyer portal: server-rendered pages at the root of the same process. Its own encapsulated
  * scope: cookies, urlencoded forms and the CSRF check exist only here, so the JSON API neither
@@ -113,10 +98,6 @@ export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Prom
     await basketRoutes(portal, { guards, pool: deps.pool, services: deps.services });
     await ordersRoutes(portal, { guards, pool: deps.pool, services: deps.services });
     await accountRoutes(portal, { guards, pool: deps.pool, services: deps.services });
-  }, {
-    // Invitation and reset links are secrets: their token stays out of the request log lines.
-    // (Fastify's type says a serializer returns a string; pino takes any value, as Fastify's own req serializer returns an object.)
-    logSerializers: { req: serializeRequest as unknown as (value: unknown) => string },
   });
 }
 

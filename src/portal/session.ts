@@ -38,18 +38,24 @@ export function clearSessionCookie(reply: FastifyReply, policy: CookiePolicy): v
   reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: policy.secure });
 }
 
+/** Starts with one `/`: not `//` or `/\\`, which browsers read as the start of another host. */
+const isLocalPath = (path: string): boolean => path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\');
+
 /**
- * A local path to return to after signing in: starts with one `/` (not `//` or `/\`, which
- * browsers read as another host), no control characters. Anything else is dropped.
+ * A local path to return to after signing in: starts with one `/` (not `//` or `/\\`, which
+ * browsers read as another host), no control characters. Anything else is dropped. The check is
+ * made again on the path as normalised, which is what is returned: `/..//evil.example`,
+ * `/.//x` and `/%2e%2e//x` all pass the first check and normalise to a `//` path.
  */
 export function safeNext(next: unknown): string | undefined {
   if (typeof next !== 'string' || next.length === 0 || next.length > 2000) return undefined;
-  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return undefined;
+  if (!isLocalPath(next)) return undefined;
   if ([...next].some((c) => c <= '\u001f' || c === '\u007f' || c === '\\')) return undefined;
   const base = 'http://portal.invalid';
   const url = new URL(next, base);
   if (url.origin !== base) return undefined;
-  return url.pathname + url.search;
+  const path = url.pathname + url.search;
+  return isLocalPath(path) && !path.includes('\\') ? path : undefined;
 }
 
 const buyers = new WeakMap<FastifyRequest, SignedInBuyer>();

@@ -132,7 +132,7 @@ describe('portway demo', { timeout: 300_000 }, () => {
       assert.deepEqual(await fs.readdir(path.join(dataDir, 'mail')), [`invitation-${stored[0]?.id}.eml`]);
 
       // Once the buyer has accepted the invitation on its page, a run says to sign in instead.
-      await acceptInvitation(`http://127.0.0.1:${service.port}`, link as string, 'demo buyer password');
+      await acceptInvitation(`http://127.0.0.1:${service.port}`, link as string, 'quiet harbour morning');
       assert.equal((await pool.query('SELECT 1 FROM provisioning_requests WHERE invitation_accepted_at IS NOT NULL')).rowCount, 1);
       const third = await demo();
       assert.doesNotMatch(third.stdout, /Sign-in link/);

@@ -346,11 +346,27 @@ describe('integration envelope: checkStored, rules that read the stored rows', (
       itemSchema,
       keyFields: ['/code'],
       keyOf: (item) => item.code,
-      async checkStored(tx) { await tx.query('SELECT * FROM no_such_table'); return new Map(); },
+      // A serialization failure (40001): the database could not do it now, the same batch may pass later.
+      async checkStored(tx) { await tx.query("DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '40001'; END $$"); return new Map(); },
       async write() { wrote = true; },
     };
     await assert.rejects(processBatch(prepareBatch(definition), [{ code: 'A' }], t.pool),
       (error: unknown) => error instanceof AppError && error.status === 503);
+    assert.equal(wrote, false);
+  });
+
+  it('a fault in the check (an undefined table) is not offered as retryable: it stays the database error (500), nothing written', async () => {
+    let wrote = false;
+    const definition: BatchDefinition<Item> = {
+      name: 'test/stored-broken',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      async checkStored(tx) { await tx.query('SELECT * FROM no_such_table'); return new Map(); },
+      async write() { wrote = true; },
+    };
+    await assert.rejects(processBatch(prepareBatch(definition), [{ code: 'A' }], t.pool),
+      (error: unknown) => !(error instanceof AppError) && (error as { code?: string }).code === '42P01');
     assert.equal(wrote, false);
   });
 });

@@ -37,6 +37,19 @@ describe(`per-key rate limits, counters ${mode}`, () => {
     assert.equal(t.limiter.shared, redisUrl !== undefined);
   });
 
+  it('peek tells how often a key was counted in its window and when it ends, counting nothing', async () => {
+    const policy = { limit: 3, windowS: 60 };
+    const key = `peek-${Date.now()}`;
+    assert.deepEqual(await t.limiter.peek(key, policy), { count: 0, resetS: 0 });
+    await t.limiter.consume(key, policy);
+    await t.limiter.consume(key, policy);
+    const seen = await t.limiter.peek(key, policy);
+    assert.equal(seen.count, 2);
+    assert.ok(seen.resetS > 0 && seen.resetS <= 60);
+    assert.equal((await t.limiter.peek(key, policy)).count, 2, 'peeking counted nothing');
+    assert.equal((await t.limiter.peek(key, { limit: 3, windowS: 61 })).count, 0, 'another policy is another counter');
+  });
+
   it('allows N requests per window, with RateLimit-Policy and RateLimit on each; request N+1 is 429 with Retry-After', async () => {
     const key = await newKey(db.pool, { kind: 'integrator', rateLimit: 3, windowS: 120 });
     for (let i = 1; i <= 3; i++) {

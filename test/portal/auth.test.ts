@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { tokenHash } from '../../src/modules/users/tokens.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, seedAccount, seedInvitation, seedUser, withoutToken } from './portal-helpers.js';
 
@@ -69,6 +70,42 @@ describe('buyer portal: invitations', () => {
     assert.equal(b.cookies.has('portway_session'), false);
   });
 
+  it('refuses weak passwords on the invitation and reset forms with a message per reason, and changes nothing', async () => {
+    await seedAccount(t, 'INV-W');
+    const { token: invitation } = await seedInvitation(t, { accountNo: 'INV-W', email: 'walter.weak@example.com' });
+    const userId = await seedUser(t, { email: 'rhea.reset@example.com', accounts: ['INV-W'], password: PASSWORD });
+    const reset = randomBytes(32).toString('base64url');
+    await t.pool.query(
+      "INSERT INTO password_resets (user_id, token_hash, expires_at, sent_at) VALUES ($1, $2, now() + interval '1 hour', now())",
+      [userId, tokenHash(reset)],
+    );
+    const weak = (local: string): Array<[string, RegExp]> => [
+      ['aaaaaaaaaa', /Password must not be one character repeated, with or without spaces/],
+      [`${' '.repeat(10)}x`, /Password must not be one character repeated, with or without spaces/],
+      [' '.repeat(12), /Password must not be only spaces/],
+      ['qwertyuiop', /Password is too common: it is on a list of the passwords people use most. Choose another/],
+      [`${local}@example.com rocks`, /Password must not contain your email address or the part before the @/],
+      [`I am ${local.toUpperCase()} 99`, /Password must not contain your email address or the part before the @/],
+      ['my portway password', /Password must not contain the name of this site \(portway\)/],
+    ];
+    const forms: Array<[string, string]> = [[`/invitations/${invitation}`, 'walter.weak'], [`/reset-password/${reset}`, 'rhea.reset']];
+    for (const [url, local] of forms) {
+      const b = new Browser(t);
+      const page = await b.get(url);
+      assert.match(page.body, /Not a commonly used password, your email address or the site’s name/);
+      for (const [password, message] of weak(local)) {
+        const res = await b.post(url, { password, confirmPassword: password });
+        assert.equal(res.statusCode, 400, `${url} ${JSON.stringify(password)}`);
+        assert.match(res.body, /class="error-summary"[\s\S]*<a href="#password">/);
+        assert.match(res.body, message, JSON.stringify(password));
+      }
+      assert.equal(b.cookies.has('portway_session'), false, 'not signed in');
+    }
+    const accepted = (await t.pool.query("SELECT invitation_accepted_at FROM provisioning_requests WHERE account_no = 'INV-W'")).rows[0];
+    assert.equal(accepted.invitation_accepted_at, null);
+    assert.equal((await new Browser(t).signIn('rhea.reset@example.com', PASSWORD)).statusCode, 303, 'the old password still works');
+  });
+
   it('tells an expired invitation from an unknown one, and says how to go on', async () => {
     await seedAccount(t, 'INV-3');
     const { token } = await seedInvitation(t, { accountNo: 'INV-3', email: 'late@example.com', expiresInDays: -1 });
@@ -108,6 +145,40 @@ describe('buyer portal: sign in, sign out, sessions', () => {
       const res = await other.submit('/sign-in', { email: 'sam@example.com', password: PASSWORD }, `/sign-in?next=${encodeURIComponent(next)}`);
       assert.equal(res.headers.location, '/', next);
     }
+  });
+
+  it('never redirects to another host through a next that only normalises to //host: GET and POST, signed in and signing in', async () => {
+    const hostile = [
+      '/..//evil.example', '/.//x', '/%2e%2e//x', '/%2E%2E//evil.example/path', '/./..//evil.example', '/a/../..//evil.example',
+      '/..\\/evil.example', '/.\\/x', '/\\evil.example', '/..//\\evil.example', '/%2e%2e/\\evil.example',
+    ];
+    // Encoded as a form would, and raw as in the report (the query parser decodes the %2e there).
+    const urls = [
+      ...hostile.map((next) => `/sign-in?next=${encodeURIComponent(next)}`),
+      '/sign-in?next=/..//evil.example', '/sign-in?next=/.//x', '/sign-in?next=/%2e%2e//x', '/sign-in?next=/%2e%2e/%5cevil.example',
+    ];
+    for (const [i, url] of urls.entries()) {
+      // A user per form: the per-email sign-in limit is not what this test is about.
+      const email = `next-${i}@example.com`;
+      await seedUser(t, { email, accounts: ['S-1'], password: PASSWORD });
+      const signedIn = new Browser(t);
+      await signedIn.signIn(email, PASSWORD);
+      const get = await signedIn.get(url);
+      assert.equal(get.statusCode, 303, url);
+      assert.equal(get.headers.location, '/', `GET signed in: ${url}`);
+      const again = await signedIn.post(url, { email, password: PASSWORD });
+      assert.equal(again.headers.location, '/', `POST signed in: ${url}`);
+      const fresh = new Browser(t);
+      const page = await fresh.get(url);
+      assert.equal(page.statusCode, 200, url);
+      assert.doesNotMatch(page.body, /evil|next=%2F%2F/, `the sign-in form carries no hostile next: ${url}`);
+      const login = await fresh.post(url, { email, password: PASSWORD });
+      assert.equal(login.statusCode, 303, url);
+      assert.equal(login.headers.location, '/', `POST signing in: ${url}`);
+    }
+    // A next that normalises to a local path is still followed, normalised.
+    const local = await new Browser(t).submit('/sign-in', { email: 'next-0@example.com', password: PASSWORD }, `/sign-in?next=${encodeURIComponent('/x/../orders?page=2')}`);
+    assert.equal(local.headers.location, '/orders?page=2');
   });
 
   it('answers a wrong password and an unknown email with the same page and status', async () => {
@@ -180,18 +251,53 @@ describe('buyer portal: rate limits on sign-in', () => {
   });
   after(async () => { await t.close(); });
 
-  it('limits attempts per email (10 per 15 minutes), whatever the address', async () => {
-    const email = `target-${Date.now()}@example.com`;
-    for (let i = 0; i < 10; i += 1) {
-      const res = await new Browser(t).signIn(email, `wrong password ${i}`);
-      assert.equal(res.statusCode, 400);
-    }
-    const limited = await new Browser(t).signIn(email, 'wrong password x');
+  it('ten wrong passwords from ten addresses do not lock the buyer out: the right one from an eleventh signs in', async () => {
+    const email = `target-${randomUUID()}@example.com`;
+    await seedUser(t, { email, accounts: ['RL-1'], password: PASSWORD });
+    const attackers = Array.from({ length: 10 }, () => new Browser(t));
+    for (const [i, b] of attackers.entries()) assert.equal((await b.signIn(email, `wrong password ${i}`)).statusCode, 400);
+    const buyer = await new Browser(t).signIn(email, PASSWORD);
+    assert.equal(buyer.statusCode, 303, 'the buyer signs in');
+    // The email is under attack now: an address that has failed on it is refused, even with the right password…
+    const again = await attackers[0]!.signIn(email, PASSWORD);
+    assert.equal(again.statusCode, 429);
+    assert.match(again.body, /Too many attempts/);
+    assert.match(again.body, /Wait \d+ minutes?, then try again/);
+    assert.ok(Number(again.headers['retry-after']) > 0);
+    // …and another fresh address gets one try, then is refused too.
+    const fresh = new Browser(t);
+    assert.equal((await fresh.signIn(email, 'wrong password x')).statusCode, 400);
+    assert.equal((await fresh.signIn(email, 'wrong password y')).statusCode, 429);
+    // The same for an email nobody has: the answers do not tell which emails exist.
+    const nobody = `nobody-${randomUUID()}@example.com`;
+    for (let i = 0; i < 10; i += 1) assert.equal((await new Browser(t).signIn(nobody, `wrong password ${i}`)).statusCode, 400);
+    const n = new Browser(t);
+    assert.equal((await n.signIn(nobody, 'wrong password x')).statusCode, 400);
+    assert.equal((await n.signIn(nobody, 'wrong password y')).statusCode, 429);
+  });
+
+  it('limits guessing one email from one address: 10 failures, then 429 even for the right password; other addresses unaffected', async () => {
+    const email = `brute-${randomUUID()}@example.com`;
+    await seedUser(t, { email, accounts: ['RL-1'], password: PASSWORD });
+    const attacker = new Browser(t);
+    for (let i = 0; i < 10; i += 1) assert.equal((await attacker.signIn(email, `wrong password ${i}`)).statusCode, 400);
+    const limited = await attacker.signIn(email, PASSWORD);
     assert.equal(limited.statusCode, 429);
-    assert.match(limited.body, /Too many attempts/);
-    assert.match(limited.body, /Wait \d+ minutes?, then try again/);
-    assert.ok(Number(limited.headers['retry-after']) > 0);
-    assert.equal((await new Browser(t).signIn(`other-${Date.now()}@example.com`, 'wrong password')).statusCode, 400);
+    assert.equal(attacker.cookies.has('portway_session'), false);
+    assert.equal((await attacker.signIn(`other-${randomUUID()}@example.com`, 'wrong password')).statusCode, 400, 'other emails from that address are still heard');
+    assert.equal((await new Browser(t).signIn(email, PASSWORD)).statusCode, 303, 'the buyer elsewhere signs in');
+  });
+
+  it('bounds a guess spread over many addresses: past 100 failures an hour only an address that signed in before is heard', async () => {
+    const email = `spread-${randomUUID()}@example.com`;
+    await seedUser(t, { email, accounts: ['RL-1'], password: PASSWORD });
+    const home = new Browser(t);
+    assert.equal((await home.signIn(email, PASSWORD)).statusCode, 303);
+    for (let i = 0; i < 100; i += 1) assert.equal((await new Browser(t).signIn(email, `wrong password ${i}`)).statusCode, 400, `attempt ${i}`);
+    const newcomer = await new Browser(t).signIn(email, PASSWORD);
+    assert.equal(newcomer.statusCode, 429, 'a new address is refused, right password or not');
+    assert.ok(Number(newcomer.headers['retry-after']) > 900);
+    assert.equal((await new Browser(t, home.address).signIn(email, PASSWORD)).statusCode, 303, 'the buyer signs in from where they did before');
   });
 
   it('limits attempts per client address (30 per 15 minutes), whatever the email', async () => {

@@ -51,6 +51,10 @@ describe('buyer portal: forgotten password', () => {
     const validity = (reset.expires_at.getTime() - reset.sent_at.getTime()) / 60_000;
     assert.ok(validity > 59 && validity <= 60.1, `valid for ${validity} minutes`);
     assert.equal((await t.pool.query('SELECT count(*)::int AS n FROM password_resets')).rows[0].n, 1, 'nothing for the unknown email');
+    await waitFor('both requests handled', async () => (await t.pool.query(
+      "SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'users.password-reset-request'",
+    )).rows[0].n === 0 || undefined, 30_000);
+    assert.deepEqual(fs.readdirSync(mailDir()).filter((f) => f.startsWith('password-reset-')), [`password-reset-${reset.id}.eml`], 'no mail for the unknown email');
     const mail = readMail(`password-reset-${reset.id}.eml`);
     assert.match(mail, /^To: rita@example\.com$/m);
     const token = /http:\/\/localhost:3000\/reset-password\/([A-Za-z0-9_-]{43})/.exec(mail)?.[1];
@@ -76,6 +80,53 @@ describe('buyer portal: forgotten password', () => {
     assert.equal(expired.statusCode, 410);
     assert.match(expired.body, /has expired/);
     assert.equal((await new Browser(t).get(`/reset-password/${'y'.repeat(43)}`)).statusCode, 404);
+  });
+});
+
+describe('buyer portal: forgotten password does the same work for a known and an unknown email', () => {
+  let t: TestApp;
+  const statements: string[] = [];
+  before(async () => {
+    t = await buildTestApp();
+    await seedUser(t, { email: 'kim@example.com', accounts: ['K-1'], password: PASSWORD });
+    // Every statement the app sends through its pool, on a checked-out client or not (no worker runs here).
+    const textOf = (q: unknown) => (typeof q === 'string' ? q : (q as { text: string }).text);
+    const pool = t.pool as unknown as { query: (...args: unknown[]) => unknown; connect: (...args: unknown[]) => Promise<{ query: (...a: unknown[]) => unknown }> };
+    const query = pool.query.bind(pool);
+    pool.query = (...args: unknown[]) => { statements.push(textOf(args[0])); return query(...args); };
+    const connect = pool.connect.bind(pool);
+    pool.connect = (...args: unknown[]) => {
+      // pool.query checks a client out with a callback, and is recorded above already.
+      if (typeof args[0] === 'function') return connect(...args);
+      return connect().then((client) => {
+      const clientQuery = client.query.bind(client);
+        client.query = (...a: unknown[]) => { statements.push(textOf(a[0])); return clientQuery(...a); };
+        return client;
+      });
+    };
+  });
+  after(async () => { await t.close(); });
+
+  it('each request enqueues exactly one job and nothing else, and the answers are the same', async () => {
+    const sent = async (email: string) => {
+      const b = new Browser(t);
+      await b.get('/forgot-password');
+      statements.length = 0;
+      const res = await b.post('/forgot-password', { email });
+      return { res, statements: [...statements] };
+    };
+    const known = await sent('kim@example.com');
+    const unknown = await sent('kam@example.com');
+    assert.equal(known.res.statusCode, 200);
+    assert.equal(unknown.res.statusCode, 200);
+    assert.equal(unknown.res.body.replace('kam@', 'X@'), known.res.body.replace('kim@', 'X@'));
+    assert.equal(known.statements.length, 1, known.statements.join('\n'));
+    assert.deepEqual(unknown.statements, known.statements, 'the same statements for both');
+    assert.match(known.statements[0] ?? '', /graphile_worker\.add_job/);
+    const jobs = await t.pool.query(`SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id
+      WHERE k.identifier = 'users.password-reset-request' ORDER BY j.id`);
+    assert.deepEqual(jobs.rows.map((r) => r.payload), [{ v: 1, email: 'kim@example.com' }, { v: 1, email: 'kam@example.com' }]);
+    assert.equal((await t.pool.query('SELECT count(*)::int AS n FROM password_resets')).rows[0].n, 0, 'the request records no reset itself');
   });
 });
 

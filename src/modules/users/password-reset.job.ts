@@ -4,11 +4,40 @@ import { withTransaction, type Pool, type Queryable } from '../../platform/db/po
 import { defineHandler, enqueue, type JobHandler, type JobType } from '../../platform/jobs/job.js';
 import type { Mailer } from '../../platform/mail.js';
 import { tokenHash } from './tokens.js';
+import { findUserByEmail, insertPasswordReset } from './users.repository.js';
 
 /**
- * Mails a password reset link. Enqueued in the transaction that records the request, so the
- * "forgot password" page answers at once and alike for known and unknown emails (no mail server
- * time to tell them apart), and a mail server that is down only delays the link.
+ * A "forgot password" request, as the page records it: the email only, whether or not a user has
+ * it. The page's request enqueues this one job and does nothing else, so it does the same work,
+ * and takes the same time, for a known and an unknown email. The job looks the user up; for a
+ * known one it records the reset and enqueues its mail (`passwordReset`) in one transaction, so a
+ * retry after a failure records nothing twice. For an unknown one it does nothing.
+ */
+export const passwordResetRequest = {
+  name: 'users.password-reset-request',
+  version: 1,
+  payload: Type.Object({ v: Type.Literal(1), email: Type.String({ minLength: 1, maxLength: 254 }) }),
+  maxAttempts: 10,
+} satisfies JobType;
+
+export async function enqueuePasswordResetRequest(db: Queryable, email: string): Promise<void> {
+  await enqueue(db, passwordResetRequest, [{ email }]);
+}
+
+export function passwordResetRequestHandler(deps: { pool: Pool }): JobHandler {
+  return defineHandler(passwordResetRequest, async (payload) => {
+    await withTransaction(deps.pool, async (tx) => {
+      const user = await findUserByEmail(tx, payload.email);
+      if (!user) return;
+      const resetId = await insertPasswordReset(tx, user.id);
+      await enqueuePasswordReset(tx, resetId);
+    });
+  });
+}
+
+/**
+ * Mails a password reset link. Enqueued in the transaction that records the reset, so a mail
+ * server that is down only delays the link.
  */
 export const passwordReset = {
   name: 'users.password-reset',

@@ -1,8 +1,8 @@
 import { withTransaction, type Pool } from '../../platform/db/pool.js';
 import { checkNewPassword, hashPassword, verifyPassword, type FieldError } from './passwords.js';
-import { enqueuePasswordReset } from './password-reset.job.js';
+import { enqueuePasswordResetRequest } from './password-reset.job.js';
 import {
-  accountsOfUser, findInvitation, findPasswordReset, findUserByEmail, insertPasswordReset, markInvitationAccepted,
+  accountsOfUser, findInvitation, findPasswordReset, findUserByEmail, markInvitationAccepted,
   markResetsUsed, setPassword, type LinkedAccount,
 } from './users.repository.js';
 import { deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession } from './sessions.repository.js';
@@ -53,7 +53,9 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
    * so it is as strong a proof; like a reset, it ends the user's other sessions.
    */
   async function acceptInvitation(token: string, password: string, confirmation: string): Promise<PasswordChange> {
-    const errors = checkNewPassword(password, confirmation);
+    // The password may not contain the invitee's email: read it first (the transaction checks the link again).
+    const invited = isTokenShaped(token) ? await findInvitation(pool, tokenHash(token)) : undefined;
+    const errors = checkNewPassword(password, confirmation, { email: invited?.email });
     if (errors.length > 0) return { outcome: 'invalid', errors };
     if (!isTokenShaped(token)) return { outcome: 'refused', state: 'unknown' };
     // Hashed before the transaction: the row lock is not held for the hash's 20-odd milliseconds.
@@ -76,15 +78,13 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
     return ok && user ? { userId: user.id } : undefined;
   }
 
-  /** Records a reset and queues its mail for a known email; does nothing, visibly the same, for an unknown one. */
+  /**
+   * Queues the request, known email or not: the job records a reset and mails it for a known one.
+   * Looking the user up here would make the answer slower for a known email than for an unknown one.
+   */
   async function requestPasswordReset(email: string): Promise<void> {
     if (email.length > 254) return;
-    await withTransaction(pool, async (tx) => {
-      const user = await findUserByEmail(tx, email);
-      if (!user) return;
-      const resetId = await insertPasswordReset(tx, user.id);
-      await enqueuePasswordReset(tx, resetId);
-    });
+    await enqueuePasswordResetRequest(pool, email);
   }
 
   async function passwordReset(token: string): Promise<{ state: 'valid'; email: string } | { state: LinkState }> {
@@ -98,7 +98,8 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
 
   /** Sets the new password, uses every open reset link of the user and ends all their sessions. */
   async function resetPassword(token: string, password: string, confirmation: string): Promise<PasswordChange> {
-    const errors = checkNewPassword(password, confirmation);
+    const reset = isTokenShaped(token) ? await findPasswordReset(pool, tokenHash(token)) : undefined;
+    const errors = checkNewPassword(password, confirmation, { email: reset?.email });
     if (errors.length > 0) return { outcome: 'invalid', errors };
     if (!isTokenShaped(token)) return { outcome: 'refused', state: 'unknown' };
     const passwordHash = await hashPassword(password);

@@ -78,10 +78,23 @@ export async function inTransaction<T>(client: pg.PoolClient, work: (tx: pg.Pool
   }
 }
 
-/** Errors that come from the database or the connection to it, as opposed to our own code. */
-export function isDatabaseError(error: unknown): boolean {
+/**
+ * SQLSTATEs that say the database could not do the work now, though the same request may succeed
+ * later: class 08 (connection exception), 53 (insufficient resources), 57P01/57P02/57P03 (admin
+ * shutdown, crash shutdown, cannot connect now), 57014 (statement timeout or cancel), 40001/40P01
+ * (serialization failure, deadlock), 55P03 (lock not available: our lock_timeout).
+ */
+const RETRYABLE_SQLSTATE = /^(08|53)...$|^(57P01|57P02|57P03|57014|40001|40P01|55P03)$/;
+
+/**
+ * Errors that mean the database is unavailable for now (answered 503 with Retry-After): the
+ * connection failing, and PostgreSQL's connection-class and retryable SQLSTATEs above. Any other
+ * error PostgreSQL raises (a data, syntax or constraint error: classes 22, 42, 23…) is a fault of
+ * the request or the code: retrying the same request would fail the same way, so it is a 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (error instanceof pg.DatabaseError) return true;
+  if (error instanceof pg.DatabaseError) return RETRYABLE_SQLSTATE.test(error.code ?? '');
   const code = (error as NodeJS.ErrnoException).code;
   if (code && /^(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)/.test(code)) return true;
   return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(error.message);

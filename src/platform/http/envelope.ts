@@ -3,7 +3,7 @@ import { Type, type TSchema } from 'typebox';
 import type { Metrics } from './metrics.js';
 import { compileItemValidator, type ItemError } from './item-validator.js';
 import { errors, ProblemSchema } from './problem.js';
-import { isDatabaseError, withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/pool.js';
 
 /**
  * The integration envelope pipeline, shared by every `PUT /api/integration/*` and `PUT /api/admin/*` endpoint:
@@ -114,7 +114,7 @@ export async function processBatch<TItem>(
         return found;
       });
     } catch (error) {
-      if (isDatabaseError(error)) {
+      if (isDatabaseUnavailable(error)) {
         const unavailable = errors.databaseUnavailable();
         unavailable.cause = error;
         throw unavailable;

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { isDatabaseError } from '../db/pool.js';
+import { isDatabaseUnavailable } from '../db/pool.js';
 
 /** RFC 9457 problem details, plus the request's correlation id. */
 export const ProblemSchema = Type.Object(
@@ -94,7 +94,7 @@ function toAppError(error: FastifyError | AppError | Error): AppError {
   }
   const known = fe.code ? FRAMEWORK_CODES[fe.code] : undefined;
   if (known && fe.statusCode) return new AppError(known.code, fe.statusCode, known.title, fe.message);
-  if (isDatabaseError(error)) return errors.databaseUnavailable();
+  if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new AppError('bad-request', fe.statusCode, 'Bad request', fe.message);
   }

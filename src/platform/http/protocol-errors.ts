@@ -64,7 +64,7 @@ const unreadableRequest = (code: string) => new AppError(
 );
 
 /** The socket-level answer to a `clientError`: a whole HTTP/1.1 response, after which the socket is closed. */
-export function clientErrorResponse(error: { code?: string }): string {
+export function clientErrorResponse(error: { code?: string }, extraHeaders: Record<string, string> = {}): string {
   const code = error.code ?? '';
   const problem = code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge()
     : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? requestTimeout()
@@ -72,18 +72,18 @@ export function clientErrorResponse(error: { code?: string }): string {
   // The request was not read: there is no path to name as `instance` and no sent correlation id to reuse.
   const correlationId = randomUUID();
   const body = JSON.stringify(problemOf(problem, correlationId));
-  const headers = { ...problemHeaders(problem, body, correlationId), connection: 'close' };
+  const headers = { ...extraHeaders, ...problemHeaders(problem, body, correlationId), connection: 'close' };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status] ?? ''}\r\n${head}\r\n${body}`;
 }
 
-function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+const clientErrorHandler = (extraHeaders: Record<string, string>) => function handle(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
   // A reset connection has nobody left to answer (as in Fastify's own handler).
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   this.log.debug({ code: error.code }, 'unreadable request refused');
-  if (socket.writable) socket.write(clientErrorResponse(error));
+  if (socket.writable) socket.write(clientErrorResponse(error, extraHeaders));
   socket.destroy(error);
-}
+};
 
 const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => AppError> = {
   FST_ERR_BAD_URL: () => new AppError(
@@ -93,26 +93,29 @@ const FRAMEWORK_ERRORS: Record<string, (error: FastifyError) => AppError> = {
   FST_ERR_MAX_PARAM_LENGTH: () => new AppError('uri-too-long', 414, 'URI too long', 'A path segment is longer than this server reads.'),
 };
 
-function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+const frameworkErrorHandler = (extraHeaders: Record<string, string>) => function handle(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const known = FRAMEWORK_ERRORS[error.code];
   const problem = known ? known(error)
     : new AppError('internal', 500, 'Internal server error', 'An unexpected error occurred. Quote the correlation id when reporting it.');
   if (problem.status >= 500) request.log.error({ err: error }, 'request failed before routing');
-  // The onRequest hooks that put the correlation id on every response do not run for these.
+  // The hooks that put the correlation id (and `extraHeaders`) on every response do not run for these.
+  reply.headers(extraHeaders);
   reply.header(CORRELATION_HEADER, request.id);
   void sendProblem(request, reply, problem);
-}
+};
 
 /**
  * The Fastify options behind the answers above. Node's own Host check answers with an empty 400,
  * so it is turned off here and made by `installProtocolProblems` instead; likewise Fastify's 503
  * while closing.
  */
-export function protocolServerOptions(): Pick<FastifyServerOptions, 'clientErrorHandler' | 'frameworkErrors' | 'return503OnClosing'>
-  & { http: http.ServerOptions } {
+export function protocolServerOptions(
+  /** Header fields every response carries (Strict-Transport-Security), which the hooks cannot add to these. */
+  extraHeaders: Record<string, string> = {},
+): Pick<FastifyServerOptions, 'clientErrorHandler' | 'frameworkErrors' | 'return503OnClosing'> & { http: http.ServerOptions } {
   return {
-    clientErrorHandler: clientErrorHandler as FastifyServerOptions['clientErrorHandler'],
-    frameworkErrors: frameworkErrorHandler as FastifyServerOptions['frameworkErrors'],
+    clientErrorHandler: clientErrorHandler(extraHeaders) as FastifyServerOptions['clientErrorHandler'],
+    frameworkErrors: frameworkErrorHandler(extraHeaders) as FastifyServerOptions['frameworkErrors'],
     return503OnClosing: false,
     http: { requireHostHeader: false },
   };

@@ -32,6 +32,11 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /** Counts one request of `key` under `policy`. Never throws for a store failure (fails open to per-process counting). */
   consume(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision>;
+  /**
+   * How many times `key` was counted in its open window under `policy` (0: none) and the whole
+   * seconds until that window ends, counting nothing. A store failure falls back as `consume` does.
+   */
+  peek(key: string, policy: RateLimitPolicy): Promise<{ count: number; resetS: number }>;
   /** Whether counters are shared through Redis (false: per process). */
   readonly shared: boolean;
   close(): Promise<void>;
@@ -154,6 +159,20 @@ export async function createRateLimiter(options: RateLimiterOptions = {}): Promi
         }
       }
       return count(memoryFor(policy), key, policy, redis !== undefined);
+    },
+    async peek(key, policy) {
+      const counted = (res: RateLimiterRes | null) => ({
+        count: res?.consumedPoints ?? 0,
+        resetS: res ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0,
+      });
+      if (redis) {
+        try {
+          return counted(await storeFor(redis, policy).get(key));
+        } catch (error) {
+          warn(error);
+        }
+      }
+      return counted(await memoryFor(policy).get(key));
     },
     async close() {
       if (redis) redis.disconnect();
