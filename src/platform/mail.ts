@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
+import { withTransaction, type Pool } from './db/pool.js';
 
 /**
  * Outgoing mail through nodemailer: SMTP when SMTP_URL is set, otherwise each message is written as
@@ -91,4 +92,28 @@ export function createMailer(options: MailerOptions): Mailer {
     },
     close: () => transport.close(),
   };
+}
+
+/**
+ * Sends the message `id` at most once, whatever retries or concurrent runs of the job that sends it.
+ * `id` names the logical message (job kind and the entity's id, e.g. `invitation-42`) and is its
+ * Message-ID. Its `sent_mail` row is locked while the message is composed and sent, and marked sent
+ * in the same transaction, committed right after the mail server accepted it: a retry finds the
+ * mark, a run alongside (a job released from a worker that stopped beating) waits for the lock and
+ * finds it too. `compose` runs only when the message is to be sent (it may issue the token the
+ * message carries). A message the file transport already wrote is recorded and not written again.
+ *
+ * The residual window: a crash after the server accepted the message and before the commit sends
+ * it again on the retry, with the same Message-ID (docs/decisions.md). Returns whether it sent.
+ */
+export async function sendOnce(pool: Pool, mailer: Mailer, id: string, compose: () => Promise<Omit<MailMessage, 'id'>>): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    await tx.query('INSERT INTO sent_mail (mail_id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
+    const { rows } = await tx.query<{ sent_at: Date | null }>('SELECT sent_at FROM sent_mail WHERE mail_id = $1 FOR UPDATE', [id]);
+    if (rows[0]?.sent_at) return false;
+    const sent = !(await mailer.alreadySent(id));
+    if (sent) await mailer.send({ ...(await compose()), id });
+    await tx.query('UPDATE sent_mail SET sent_at = now() WHERE mail_id = $1', [id]);
+    return sent;
+  });
 }

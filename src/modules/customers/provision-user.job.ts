@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { withTransaction, type Pool } from '../../platform/db/pool.js';
 import { defineHandler, type JobHandler, type JobType } from '../../platform/jobs/job.js';
-import type { Mailer } from '../../platform/mail.js';
+import { sendOnce, type Mailer } from '../../platform/mail.js';
 
 /**
  * Provisioning request raised by `admin` on PUT /customer: create the portal user for the email
@@ -51,10 +51,10 @@ function invitationText(request: Request, link: string): string {
 
 /**
  * Each step is idempotent, so a retry after any crash picks up where the last attempt stopped:
- * user and link exist once (unique email, link primary key), and `invitation_sent_at` — or, with
- * the file transport, the `.eml` already on disk — stops a second invitation. Over SMTP a crash in
- * the instant between the server accepting the mail and the mark committing can resend once; the
- * stable Message-ID lets mail systems drop the duplicate.
+ * user and link exist once (unique email, link primary key), and `invitation_sent_at` or sendOnce's
+ * record (platform/mail.ts, committed right after the mail server accepted the mail) stops a second
+ * invitation. Over SMTP a crash in the instant between the server accepting the mail and that
+ * commit can resend once; the stable Message-ID lets mail systems drop the duplicate.
  */
 export function provisionUserHandler(deps: ProvisionUserDeps): JobHandler {
   return defineHandler(provisionUser, async (payload, { logger }) => {
@@ -88,7 +88,7 @@ export function provisionUserHandler(deps: ProvisionUserDeps): JobHandler {
     if (!request) return;
 
     const mailId = invitationMailId(request.id);
-    if (!(await deps.mailer.alreadySent(mailId))) {
+    if (await sendOnce(deps.pool, deps.mailer, mailId, async () => {
       // The token is only ever stored hashed; a fresh one is issued for each send attempt.
       const token = randomBytes(32).toString('base64url');
       await deps.pool.query(
@@ -98,14 +98,12 @@ export function provisionUserHandler(deps: ProvisionUserDeps): JobHandler {
         [request.id, createHash('sha256').update(token).digest(), INVITATION_VALIDITY_DAYS],
       );
       deps.faults?.beforeSend?.();
-      await deps.mailer.send({
-        id: mailId,
+      return {
         to: request.email,
         subject: `Your Portway invitation for ${request.account_name}`,
         text: invitationText(request, `${deps.publicUrl}/invitations/${token}`),
-      });
-      deps.faults?.afterSend?.();
-    }
+      };
+    })) deps.faults?.afterSend?.();
     await deps.pool.query('UPDATE provisioning_requests SET invitation_sent_at = now() WHERE id = $1 AND invitation_sent_at IS NULL', [request.id]);
     logger.info({ accountNo: request.account_no, to: request.email }, 'invitation sent');
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
 import { defineHandler, enqueue, type JobHandler, type JobType } from '../../platform/jobs/job.js';
-import type { Mailer } from '../../platform/mail.js';
+import { sendOnce, type Mailer } from '../../platform/mail.js';
 import { tokenHash } from './tokens.js';
 import { findUserByEmail, insertPasswordReset } from './users.repository.js';
 
@@ -75,14 +75,13 @@ export function passwordResetHandler(deps: PasswordResetDeps): JobHandler {
     });
     if (!reset) return;
     const mailId = passwordResetMailId(reset.id);
-    if (!(await deps.mailer.alreadySent(mailId))) {
+    await sendOnce(deps.pool, deps.mailer, mailId, async () => {
       const token = randomBytes(32).toString('base64url');
       await deps.pool.query(
         `UPDATE password_resets SET token_hash = $2, expires_at = now() + make_interval(mins => $3) WHERE id = $1`,
         [reset.id, tokenHash(token), RESET_VALIDITY_MINUTES],
       );
-      await deps.mailer.send({
-        id: mailId,
+      return {
         to: reset.email,
         subject: 'Reset your Portway password',
         text: [
@@ -94,8 +93,8 @@ export function passwordResetHandler(deps: PasswordResetDeps): JobHandler {
           '',
           'If it was not you, ignore this mail: your password stays as it is.',
         ].join('\n'),
-      });
-    }
+      };
+    });
     await deps.pool.query('UPDATE password_resets SET sent_at = now() WHERE id = $1 AND sent_at IS NULL', [reset.id]);
     logger.info({ resetId: reset.id }, 'password reset mail sent');
   });

@@ -1,8 +1,10 @@
-import { Logger as GraphileLogger, parseCronItems, run, runMigrations, type CronItem, type LogLevel, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger as GraphileLogger, parseCronItems, run, runMigrations, type CronItem, type LogLevel, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { Value } from 'typebox/value';
 import { guardConnections } from '../db/pool.js';
+import { startHeartbeat } from './heartbeat.js';
 import type { JobHandler, JobType } from './job.js';
 
 /**
@@ -81,6 +83,13 @@ export interface WorkerOptions {
    * tick is one job however many workers run; a tick missed while no worker ran is not made up.
    */
   cronItems?: readonly CronItem[];
+  /**
+   * How often this process records its workers as alive and sweeps for dead ones, and after how long
+   * without a beat a worker counts as dead and its jobs are released (platform/jobs/heartbeat.ts).
+   * Defaults: 5 s and 30 s.
+   */
+  heartbeatIntervalMs?: number;
+  deadWorkerAfterMs?: number;
 }
 
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
@@ -95,6 +104,16 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   // A connection dropped by the server (restart, failover), idle or borrowed by a job, is replaced on
   // next use; it must not surface as an uncaught error that takes the process down.
   guardConnections(pool, (error) => logger.warn({ err: error }, 'worker connection lost'));
+  const heartbeat = startHeartbeat({
+    pool,
+    logger,
+    intervalMs: options.heartbeatIntervalMs,
+    deadAfterMs: options.deadWorkerAfterMs,
+  });
+  // graphile-worker names each of its workers (worker-<random>) as it creates them, inside run().
+  const events: WorkerEvents = new EventEmitter();
+  events.on('worker:create', ({ worker }) => heartbeat.add(worker.workerId));
+  events.on('worker:stop', ({ worker }) => heartbeat.remove(worker.workerId));
   let runner: Runner;
   try {
     runner = await run({
@@ -103,16 +122,22 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       pollInterval: options.pollIntervalMs ?? 2000,
       noHandleSignals: true,
       logger: graphileLogger(logger),
+      events,
     }, taskList, cronItems); // parsed items: nothing reads a crontab file from the working directory
   } catch (error) {
+    await heartbeat.stop();
     await pool.end();
     throw error;
   }
+  // Beat at once, and free what a process that died before this start still holds.
+  await heartbeat.tick();
   options.logger.info({ concurrency: options.concurrency, jobs: Object.keys(taskList) }, 'job worker started');
   return {
     async stop() {
-      // Lets running jobs finish; jobs not yet started stay queued for the next worker.
+      // Lets running jobs finish; jobs not yet started stay queued for the next worker. The
+      // heartbeat goes on meanwhile, so a long job is not taken for a dead one's.
       await runner.stop();
+      await heartbeat.stop();
       await pool.end();
     },
   };
