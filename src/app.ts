@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyHttpOptions, type FastifyInstance }
 import type { Server } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import underPressure from '@fastify/under-pressure';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
@@ -15,6 +16,7 @@ import {
   CORRELATION_HEADER, correlationIdOf, installProtocolProblems, protocolServerOptions,
 } from './platform/http/protocol-errors.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
+import { createWriteGate } from './platform/http/write-gate.js';
 import { SearchAnswerCache } from './modules/search/search.cache.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
@@ -51,6 +53,26 @@ function trustProxyOption(trust: Config['trustProxy']): boolean | string[] | ((a
   return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
+/** Routes an overloaded process still answers: a liveness probe must not fail because the process is busy. */
+const NEVER_SHED = new Set(['/healthz', '/metrics']);
+const SHED_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Load shedding: while the event loop lags or the heap is near its limit (sampled every second),
+ * a request is answered 503 `…:overloaded` with Retry-After before any work, instead of joining a
+ * queue that only grows. The problem is rendered by the one error handler.
+ */
+async function installLoadShedding(app: FastifyInstance, shedding: Config['shedding']): Promise<void> {
+  await app.register(underPressure, {
+    maxEventLoopDelay: shedding.maxEventLoopDelayMs,
+    maxHeapUsedBytes: shedding.maxHeapUsedBytes,
+    pressureHandler: async (request) => {
+      if (NEVER_SHED.has(request.routeOptions.url ?? '')) return;
+      throw errors.overloaded(SHED_RETRY_AFTER_SECONDS);
+    },
+  });
+}
+
 /** Builds the HTTP application from its dependencies. It never listens; main.ts does. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? createMetrics();
@@ -78,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   installHttpMetrics(app, metrics);
   installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
+  await installLoadShedding(app, deps.config.shedding);
 
   await app.register(swagger, {
     openapi: {
@@ -122,11 +145,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return { status: 'ready' as const };
   });
 
+  // One gate per process for every batch endpoint, integration and admin: at most a few batch
+  // transactions at once, so the buyers' reads always find a connection and the database's time.
+  const writeGate = createWriteGate(deps.config.integrationWrites);
+
   await app.register(async (integration) => {
     // The integration surface speaks JSON only; anything else is 415, not a confusing 400.
     integration.removeContentTypeParser(['text/plain']);
     installIntegrationAuth(integration, deps.integrationVerifier);
-    const routeDeps = { pool: deps.pool, metrics };
+    const routeDeps = { pool: deps.pool, metrics, writeGate };
     await catalogueIntegrationRoutes(integration, routeDeps);
     await customersIntegrationRoutes(integration, routeDeps);
     await ledgerIntegrationRoutes(integration, routeDeps);
@@ -141,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (admin) => {
     admin.removeContentTypeParser(['text/plain']);
     installIntegrationAuth(admin, deps.integrationVerifier, ADMIN_SCOPE);
-    await catalogueAdminRoutes(admin, { pool: deps.pool, metrics });
+    await catalogueAdminRoutes(admin, { pool: deps.pool, metrics, writeGate });
   }, { prefix: '/api/admin' });
 
   // Every price rule in memory, one copy per process, checked against the table's version on each use.
