@@ -1,7 +1,9 @@
 import Fastify, { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import underPressure from '@fastify/under-pressure';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
@@ -20,6 +22,7 @@ import { installPublicApiAuth } from './platform/http/public-auth.js';
 import { installStrictTransportSecurity, STRICT_TRANSPORT_SECURITY } from './platform/http/hsts.js';
 import { requestSerializer } from './platform/http/request-log.js';
 import { installRequestTextCheck } from './platform/http/request-text.js';
+import { createWriteGate } from './platform/http/write-gate.js';
 import { SearchAnswerCache } from './modules/search/search.cache.js';
 import { searchRoutes } from './modules/search/search.routes.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
@@ -57,6 +60,37 @@ export interface AppDeps {
 /** TRUST_PROXY as Fastify takes it: a hop count as the function Fastify makes of one (its types omit the number). */
 function trustProxyOption(trust: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
+/** Routes an overloaded process still answers: a liveness probe must not fail because the process is busy. */
+const NEVER_SHED = new Set(['/healthz', '/metrics']);
+const SHED_RETRY_AFTER_SECONDS = 2;
+const SHED_SAMPLE_MS = 1000;
+
+/**
+ * Load shedding: while the event loop lags or the heap is near its limit (sampled every second),
+ * a request is answered 503 `…:overloaded` with Retry-After before any work, instead of joining a
+ * queue that only grows. The problem is rendered by the one error handler.
+ *
+ * Nothing is shed in the first two samples after the app is ready: the first one measures the
+ * start itself (compiling every route's schemas blocks the loop for a second or more on a busy
+ * machine), and a process that has just started is not overloaded by its requests. Found by the
+ * test suite: every request of a test file that ran within a second of its app's start was 503.
+ */
+async function installLoadShedding(app: FastifyInstance, shedding: Config['shedding']): Promise<void> {
+  let shedFrom = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', async () => {
+    shedFrom = performance.now() + 2 * SHED_SAMPLE_MS;
+  });
+  await app.register(underPressure, {
+    sampleInterval: SHED_SAMPLE_MS,
+    maxEventLoopDelay: shedding.maxEventLoopDelayMs,
+    maxHeapUsedBytes: shedding.maxHeapUsedBytes,
+    pressureHandler: async (request) => {
+      if (NEVER_SHED.has(request.routeOptions.url ?? '') || performance.now() < shedFrom) return;
+      throw errors.overloaded(SHED_RETRY_AFTER_SECONDS);
+    },
+  });
 }
 
 /** Builds the HTTP application from its dependencies. It never listens; main.ts does. */
@@ -101,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installRequestTextCheck(app);
   installHttpMetrics(app, metrics);
   installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
+  await installLoadShedding(app, deps.config.shedding);
 
   await app.register(swagger, {
     openapi: {
@@ -146,11 +181,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return { status: 'ready' as const };
   });
 
+  // One gate per process for every batch endpoint, integration and admin: at most a few batch
+  // transactions at once, so the buyers' reads always find a connection and the database's time.
+  const writeGate = createWriteGate(deps.config.integrationWrites);
+
   await app.register(async (integration) => {
     // The integration surface speaks JSON only; anything else is 415, not a confusing 400.
     integration.removeContentTypeParser(['text/plain']);
     installIntegrationAuth(integration, deps.integrationVerifier);
-    const routeDeps = { pool: deps.pool, metrics };
+    const routeDeps = { pool: deps.pool, metrics, writeGate };
     await catalogueIntegrationRoutes(integration, routeDeps);
     await customersIntegrationRoutes(integration, routeDeps);
     await ledgerIntegrationRoutes(integration, routeDeps);
@@ -165,7 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (admin) => {
     admin.removeContentTypeParser(['text/plain']);
     installIntegrationAuth(admin, deps.integrationVerifier, ADMIN_SCOPE);
-    await catalogueAdminRoutes(admin, { pool: deps.pool, metrics });
+    await catalogueAdminRoutes(admin, { pool: deps.pool, metrics, writeGate });
   }, { prefix: '/api/admin' });
 
   // Every price rule in memory, one copy per process, checked against the table's version on each use.

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { isTimeZone } from './platform/day.js';
@@ -15,6 +16,12 @@ const EnvSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  // No default in the schema: it depends on DATABASE_POOL_SIZE (see loadConfig).
+  INTEGRATION_WRITE_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 199 })),
+  INTEGRATION_WRITE_WAIT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+  INTEGRATION_WRITE_QUEUE: Type.Integer({ minimum: 0, maximum: 10_000, default: 64 }),
+  SHED_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 250 }),
+  SHED_HEAP_USED_PERCENT: Type.Integer({ minimum: 0, maximum: 100, default: 90 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   SITE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'AUD' }),
   SITE_TIME_ZONE: Type.String({ minLength: 1, default: 'UTC' }),
@@ -65,6 +72,18 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
+  /**
+   * Integration batches (the 12 integration endpoints and the admin ones) writing at once per
+   * process, and how long and how many of the others may wait for a turn (src/platform/http/write-gate.ts).
+   * Always below the pool size, so a buyer's read finds a connection however much is pushed.
+   */
+  readonly integrationWrites: { readonly concurrency: number; readonly maxWaitMs: number; readonly maxWaiting: number };
+  /**
+   * Load shedding (@fastify/under-pressure, app.ts): above either threshold a request is answered
+   * 503 `…:overloaded` at once instead of queueing; /healthz and /metrics are never refused. 0 turns
+   * a check off. The heap threshold is in bytes, from SHED_HEAP_USED_PERCENT of V8's heap limit.
+   */
+  readonly shedding: { readonly maxEventLoopDelayMs: number; readonly maxHeapUsedBytes: number };
   readonly redisUrl: string | undefined;
   readonly siteCurrency: string;
   /** IANA time zone whose calendar date is "the day" of tax rates and overdue ledger entries (platform/day.ts). */
@@ -205,6 +224,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const trustProxy = parseTrustProxy(e.TRUST_PROXY);
 
+  // Batch writers never take the whole pool: at least one connection is left for reads.
+  if (e.INTEGRATION_WRITE_CONCURRENCY !== undefined && e.INTEGRATION_WRITE_CONCURRENCY >= e.DATABASE_POOL_SIZE) {
+    throw new ConfigError('INTEGRATION_WRITE_CONCURRENCY', `must be below DATABASE_POOL_SIZE (${e.DATABASE_POOL_SIZE}), so reads always find a connection`);
+  }
+  const writeConcurrency = e.INTEGRATION_WRITE_CONCURRENCY ?? Math.max(1, Math.min(2, e.DATABASE_POOL_SIZE - 1));
+
   const keySources = ['INTEGRATION_JWT_SECRET', 'INTEGRATION_JWT_PUBLIC_KEY', 'INTEGRATION_JWKS_URL'] as const;
   const given = keySources.filter((name) => e[name] !== undefined);
   if (given.length > 1) {
@@ -231,6 +256,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    integrationWrites: Object.freeze({
+      concurrency: writeConcurrency, maxWaitMs: e.INTEGRATION_WRITE_WAIT_MS, maxWaiting: e.INTEGRATION_WRITE_QUEUE,
+    }),
+    shedding: Object.freeze({
+      maxEventLoopDelayMs: e.SHED_EVENT_LOOP_DELAY_MS,
+      maxHeapUsedBytes: Math.floor(getHeapStatistics().heap_size_limit * e.SHED_HEAP_USED_PERCENT / 100),
+    }),
     redisUrl: e.REDIS_URL,
     siteCurrency: e.SITE_CURRENCY,
     siteTimeZone: e.SITE_TIME_ZONE,

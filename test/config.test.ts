@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { getHeapStatistics } from 'node:v8';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 const SECRET = 'a-shared-secret-that-is-at-least-32-chars';
@@ -47,6 +48,30 @@ describe('loadConfig: defaults', () => {
     assert.equal(loadConfig({ SHUTDOWN_GRACE_MS: '1500' }).shutdownGraceMs, 1500);
     assertRefused({ SHUTDOWN_GRACE_MS: '50' }, 'SHUTDOWN_GRACE_MS', /between 100 and 600000/);
     assertRefused({ SHUTDOWN_GRACE_MS: '2s' }, 'SHUTDOWN_GRACE_MS');
+  });
+
+  it('writes at most 2 integration batches at once per process, each waiting up to 10 s in a queue of 64; INTEGRATION_WRITE_* change that', () => {
+    assert.deepEqual(config.integrationWrites, { concurrency: 2, maxWaitMs: 10_000, maxWaiting: 64 });
+    assert.deepEqual(
+      loadConfig({ INTEGRATION_WRITE_CONCURRENCY: '4', INTEGRATION_WRITE_WAIT_MS: '0', INTEGRATION_WRITE_QUEUE: '0' }).integrationWrites,
+      { concurrency: 4, maxWaitMs: 0, maxWaiting: 0 },
+    );
+    // The default leaves a connection for reads with a small pool.
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '2' }).integrationWrites.concurrency, 1);
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '1' }).integrationWrites.concurrency, 1);
+    assertRefused({ DATABASE_POOL_SIZE: '4', INTEGRATION_WRITE_CONCURRENCY: '4' }, 'INTEGRATION_WRITE_CONCURRENCY', /below DATABASE_POOL_SIZE \(4\)/);
+    assertRefused({ INTEGRATION_WRITE_CONCURRENCY: '0' }, 'INTEGRATION_WRITE_CONCURRENCY');
+    assertRefused({ INTEGRATION_WRITE_WAIT_MS: '-1' }, 'INTEGRATION_WRITE_WAIT_MS');
+  });
+
+  it('sheds load above a 250 ms event-loop delay or 90 % of V8\'s heap limit; SHED_* change that, 0 turns a check off', () => {
+    const limit = getHeapStatistics().heap_size_limit;
+    assert.equal(config.shedding.maxEventLoopDelayMs, 250);
+    assert.equal(config.shedding.maxHeapUsedBytes, Math.floor(limit * 0.9));
+    assert.deepEqual(loadConfig({ SHED_EVENT_LOOP_DELAY_MS: '0', SHED_HEAP_USED_PERCENT: '0' }).shedding, { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 0 });
+    assert.equal(loadConfig({ SHED_HEAP_USED_PERCENT: '50' }).shedding.maxHeapUsedBytes, Math.floor(limit * 0.5));
+    assertRefused({ SHED_HEAP_USED_PERCENT: '101' }, 'SHED_HEAP_USED_PERCENT', /between 0 and 100/);
+    assertRefused({ SHED_EVENT_LOOP_DELAY_MS: 'soon' }, 'SHED_EVENT_LOOP_DELAY_MS');
   });
 
   it('bounds V8\'s heap growth to twice what survived its last full collection; HEAP_GROWING_PERCENT changes that, 0 leaves it to V8', () => {

@@ -24,7 +24,9 @@ export interface TestApp {
 /** Builds the real app on a fresh database of its own; HTTP goes through `app.inject`. */
 export async function buildTestApp(env: Record<string, string> = {}, options: { pool?: Pool; lockTimeoutMs?: number; now?: () => Date; logger?: Logger } = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-app-'));
-  const config = loadConfig({ INTEGRATION_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  // Load shedding off unless a test turns it on (test/platform/load-shedding.test.ts): the test
+  // process is also the client, and its own synchronous work would count as the app's lag.
+  const config = loadConfig({ INTEGRATION_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SHED_EVENT_LOOP_DELAY_MS: '0', ...env });
   const db = await createTestDatabase({ lockTimeoutMs: options.lockTimeoutMs });
   const pool = options.pool ?? db.pool;
   const app = await buildApp({ config, pool, integrationVerifier: await createIntegrationVerifier(config), logger: options.logger ?? false, now: options.now });

@@ -71,8 +71,8 @@ export const MAX_CHANGES_CHECKED = 10_000;
 /**
  * The account (as JSON text, with the price rules' version, the snapshot's xmin and the deletion
  * count) outer-joined to the keys that must be read, each with its products' rows. A key must be
- * read when the caller holds nothing of it, when a product it held for it, that product's stock or
- * its brand was written since `since`, when (by EAN) a product written since then carries the code,
+ * read when the caller holds nothing of it, when a product it held for it (product_changes, migration
+ * 1764000003500), that product's stock or its brand was written since `since`, when (by EAN) a product written since then carries the code,
  * and, for every key, when more than MAX_CHANGES_CHECKED rows changed or a row was deleted. Each
  * product row carries its rows' `changed_xid`s (`version`), so the caller can keep what it decoded
  * of a key read again that did not change. No account, no row; an account and nothing to read, one
@@ -82,7 +82,7 @@ export const MAX_CHANGES_CHECKED = 10_000;
  */
 const batchSelect = (kind: 'sku' | 'ean'): string => `
   WITH changed AS MATERIALIZED (
-         (SELECT sku, ean FROM products WHERE changed_xid >= $5::xid8
+         (SELECT p.sku, p.ean FROM product_changes pc JOIN products p ON p.sku = pc.sku WHERE pc.changed_xid >= $5::xid8
           UNION ALL SELECT sku, NULL FROM inventory_items WHERE changed_xid >= $5::xid8
           UNION ALL SELECT p.sku, NULL FROM brands b JOIN products p ON p.brand_code = b.code WHERE b.changed_xid >= $5::xid8)
          LIMIT ${MAX_CHANGES_CHECKED + 1}),
@@ -110,8 +110,8 @@ const batchSelect = (kind: 'sku' | 'ean'): string => `
                LEFT JOIN inventory_items i ON i.sku = p.sku) ON true`;
 
 const BY_KIND = {
-  sku: { name: 'lookup-batch-by-sku-v5', text: batchSelect('sku') },
-  ean: { name: 'lookup-batch-by-ean-v5', text: batchSelect('ean') },
+  sku: { name: 'lookup-batch-by-sku-v6', text: batchSelect('sku') },
+  ean: { name: 'lookup-batch-by-ean-v6', text: batchSelect('ean') },
 } as const;
 
 type BatchRow = Omit<LookupProductRow, 'sku'> & { account: string | null; key: string | null; sku: string | null };

@@ -75,7 +75,8 @@ async function categoriesTouched(tx: Queryable, since: string): Promise<string[]
 }
 
 /**
- * Products written since `since` (xid8 text) and products in a category written since then or
+ * Products written since `since` (xid8 text, read from product_changes: migration 1764000003500)
+ * and products in a category written since then or
  * below one (a rename or a reparent changes the Category path of exactly those), each with the
  * document it was last indexed in. Only the columns that make the key: after a bulk ingest these
  * are every product, and the indexer reads the rest a chunk of master product numbers at a time.
@@ -87,8 +88,13 @@ export async function changedProducts(tx: Queryable, generation: number, since: 
   const categories = await categoriesTouched(tx, since);
   const { rows } = await tx.query<ChangedProduct>(
     `SELECT p.sku, p.master_product_no AS "masterProductNo", p.color, k.doc_key AS "oldKey"
+       FROM product_changes c JOIN products p ON p.sku = c.sku
+       LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku
+      WHERE c.changed_xid >= $2::xid8${categories.length > 0 ? `
+     UNION
+     SELECT p.sku, p.master_product_no, p.color, k.doc_key
        FROM products p LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku
-      WHERE p.changed_xid >= $2::xid8 ${categories.length > 0 ? 'OR p.category = ANY($3::text[])' : ''}`,
+      WHERE p.category = ANY($3::text[])` : ''}`,
     categories.length > 0 ? [generation, since, categories] : [generation, since],
   );
   return rows;
@@ -392,8 +398,8 @@ export async function indexStatus(q: Queryable): Promise<IndexStatus> {
             s.refreshed_at AS "refreshedAt", s.rebuilt_at AS "rebuiltAt",
             (SELECT count(*) FROM search_documents d WHERE d.generation = s.active_generation) AS documents,
             (SELECT extract(epoch FROM now() - min(t.changed_at)) FROM (
-               SELECT min(changed_at) AS changed_at FROM products
-                WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
+               SELECT min(p.changed_at) AS changed_at FROM product_changes c JOIN products p ON p.sku = c.sku
+                WHERE c.changed_xid >= s.watermark AND p.changed_at > coalesce(s.refreshed_at, '-infinity')
                UNION ALL
                SELECT min(changed_at) FROM categories
                 WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')

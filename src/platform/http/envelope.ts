@@ -4,6 +4,7 @@ import type { Metrics } from './metrics.js';
 import { compileItemValidator, type ItemError } from './item-validator.js';
 import { errors, ProblemSchema } from './problem.js';
 import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import type { WriteGate } from './write-gate.js';
 
 /**
  * The integration envelope pipeline, shared by every `PUT /api/integration/*` and `PUT /api/admin/*` endpoint:
@@ -72,11 +73,16 @@ function touchesKey(path: string, keyFields: readonly string[]): boolean {
 
 export interface BatchOutcome { results: ResultItem[]; accepted: number; rejected: number }
 
-/** Validates and stores one batch. A database failure throws a retryable 503 and commits nothing. */
+/**
+ * Validates and stores one batch. A database failure throws a retryable 503 and commits nothing.
+ * With a gate, the transaction waits for a turn (validation does not: it needs no connection), and
+ * a batch that gets none is refused with the gate's 503 before any database work.
+ */
 export async function processBatch<TItem>(
   batch: PreparedBatch<TItem>,
   data: readonly unknown[],
   pool: Pool,
+  gate?: WriteGate,
 ): Promise<BatchOutcome> {
   const { definition } = batch;
   const results: ResultItem[] = new Array(data.length);
@@ -107,12 +113,13 @@ export async function processBatch<TItem>(
   let refused = new Map<string, ItemError[]>();
   if (items.length > 0) {
     try {
-      refused = await withTransaction(pool, async (tx) => {
+      const write = () => withTransaction(pool, async (tx) => {
         const found = definition.checkStored ? await definition.checkStored(tx, items) : new Map<string, ItemError[]>();
         const kept = found.size === 0 ? items : items.filter((item) => !found.has(definition.keyOf(item)));
         if (kept.length > 0) await definition.write(tx, kept);
         return found;
       });
+      refused = await (gate ? gate.run(write) : write());
     } catch (error) {
       if (isDatabaseUnavailable(error)) {
         const unavailable = errors.databaseUnavailable();
@@ -174,7 +181,12 @@ function envelopeValidator(body: unknown): { value: unknown } | { error: Error }
   return { value: body };
 }
 
-export interface BatchRouteDeps { pool: Pool; metrics: Metrics }
+export interface BatchRouteDeps {
+  pool: Pool;
+  metrics: Metrics;
+  /** The process's turns for batch transactions (INTEGRATION_WRITE_*); none: unbounded. */
+  writeGate?: WriteGate;
+}
 
 export interface BatchRouteDocs {
   summary: string;
@@ -208,7 +220,7 @@ export function registerBatchRoute<TItem>(
   }, async (request) => {
     const data = (request.body as { data: unknown[] }).data;
     if (data.length > MAX_BATCH_ITEMS) throw errors.tooManyItems(data.length, MAX_BATCH_ITEMS);
-    const outcome = await processBatch(batch, data, deps.pool);
+    const outcome = await processBatch(batch, data, deps.pool, deps.writeGate);
     deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'accepted' }, outcome.accepted);
     deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'rejected' }, outcome.rejected);
     request.log.info({ endpoint: definition.name, accepted: outcome.accepted, rejected: outcome.rejected }, 'batch processed');

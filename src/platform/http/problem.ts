@@ -62,6 +62,22 @@ export const errors = {
     'shutting-down', 503, 'Service unavailable',
     'This instance is shutting down; nothing was done. Send the request again.', { 'retry-after': '1', connection: 'close' },
   ),
+  /** An integration batch that waited too long for a turn to write (platform/http/write-gate.ts); refused before any database work. */
+  busy: (retryAfterSeconds: number) =>
+    new AppError(
+      'busy', 503, 'Service busy',
+      'Too many integration batches are being written at once and this one waited too long for its turn; nothing of it was stored. '
+        + 'Send the same batch again after Retry-After seconds.',
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
+  /** A request refused because the process is overloaded (event-loop delay or heap; see app.ts); nothing of it was done. */
+  overloaded: (retryAfterSeconds: number) =>
+    new AppError(
+      'overloaded', 503, 'Service overloaded',
+      'The service is overloaded and did not start on this request; nothing of it was done or stored. '
+        + 'Send the same request again after Retry-After seconds.',
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
 };
 
 const FRAMEWORK_CODES: Record<string, { code: string; title: string }> = {

@@ -65,7 +65,7 @@ describe('PUT /catalogue/products', () => {
 
   it('stores every field of a full product exactly as sent', async () => {
     const res = await putBatch(t, '/catalogue/products', [FULL_PRODUCT]);
-    assert.equal(res.statusCode, 200);
+    assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { data: [{ key: 'MH01-XS-Black', outcome: 'Upserted' }] });
     const stored = await row(t, FULL_PRODUCT.sku);
     assert.ok(stored);

@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { buildBodies, buildLookupData, loadLookupData, type LookupData, type RequestBodies } from '../../bench/lib/lookup-data.js';
+import { chunk } from '../../bench/lib/catalogue.js';
+import type { ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
+import { MAX_RATE_LIMIT, createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
+import { createPool } from '../../src/platform/db/pool.js';
+import { reportingOutput } from '../helpers/service.js';
+import { reportFigures } from './figures.js';
+import {
+  connectionCount, openLoop, percentile, round1, rssMb, settledReading, startTrialService, tableUpdates,
+  type OpenLoopResult, type TrialService,
+} from './load-harness.js';
+
+/**
+ * The lookup beside continuous ingest (the issue "ingest starves the lookup"): one `portway serve`
+ * on a cluster of its own holding a 20,000-product catalogue (the Luma catalogue from
+ * ../shared/data plus generated variants, stock at 5 locations, price rules: bench/lib/lookup-data.ts),
+ * an open-loop generator sending exactly 200 lookups a second (100 keys each, by SKU and by EAN in
+ * turn, an integrator key naming the customer) on its schedule whatever the answers, and one client
+ * pushing 500-product batches back to back with changed prices (honouring 503 and Retry-After).
+ * First a baseline of lookups alone, then a warm-up with ingest, then the measured run.
+ *
+ * RELIABILITY_LOAD_SECONDS sets the measured run (default 300), RELIABILITY_LOAD_BASELINE_SECONDS
+ * the baseline (default 20), RELIABILITY_LOAD_WARMUP_SECONDS the warm-up (default 30).
+ */
+
+const seconds = (name: string, fallback: number): number => {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`${name} must be a whole number of seconds ≥ 1`);
+  return Number(value);
+};
+const RUN_S = seconds('RELIABILITY_LOAD_SECONDS', 300);
+const BASELINE_S = seconds('RELIABILITY_LOAD_BASELINE_SECONDS', 20);
+const WARMUP_S = seconds('RELIABILITY_LOAD_WARMUP_SECONDS', 30);
+
+const CATALOGUE = 20_000;
+const PRICE_RULES = 5_000;
+const ACCOUNTS = 200;
+const RATE = 200;
+const KEYS = 100;
+/** Bodies per kind, rotated: the bench's hot mix (~11,000 distinct keys, all held by the lookup once read). */
+const BODIES_PER_KIND = 64;
+const BATCH = 500;
+const P99_LIMIT_MS = 100;
+const GROWTH_LIMIT = 0.10;
+/** Connections are few and whole: a reading of n may become ceil(1.1 n) without counting as growth. */
+const connectionsGrew = (before: number, after: number) => after > Math.ceil(before * (1 + GROWTH_LIMIT));
+
+interface IngestTally { batchesOk: number; batchesBusy: number; otherStatuses: Record<string, number>; products: number }
+
+/**
+ * One ERP client pushing the catalogue in 500-product batches back to back, every product whole
+ * (a field not sent becomes null) with a price moved each pass, so every row really changes.
+ */
+function startIngest(trial: TrialService, products: readonly ProductItem[]): { stop(): Promise<IngestTally>; tally: IngestTally } {
+  const tally: IngestTally = { batchesOk: 0, batchesBusy: 0, otherStatuses: {}, products: 0 };
+  const batches = chunk(products, BATCH);
+  let stopping = false;
+  const loop = (async () => {
+    for (let n = 0; !stopping; n += 1) {
+      const pass = Math.floor(n / batches.length);
+      const factor = 1 + ((pass % 9) + 1) / 100;
+      const data = (batches[n % batches.length] as ProductItem[]).map((p) => (
+        typeof p.unitPrice === 'number' ? { ...p, unitPrice: Math.round(p.unitPrice * factor * 100) / 100 } : p));
+      let res: Response;
+      try {
+        res = await fetch(`${trial.base}/api/integration/catalogue/products`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${trial.tokens.integration}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ source: 'load-trial', data }),
+        });
+        await res.arrayBuffer();
+      } catch {
+        tally.otherStatuses.failed = (tally.otherStatuses.failed ?? 0) + 1;
+        await sleep(1000);
+        continue;
+      }
+      if (res.status === 200) {
+        tally.batchesOk += 1;
+        tally.products += data.length;
+      } else if (res.status === 503) {
+        tally.batchesBusy += 1;
+        const retryAfter = Number(res.headers.get('retry-after') ?? '1');
+        await sleep(1000 * (Number.isFinite(retryAfter) ? retryAfter : 1));
+        n -= 1; // the same batch again
+      } else {
+        tally.otherStatuses[res.status] = (tally.otherStatuses[res.status] ?? 0) + 1;
+        await sleep(1000);
+      }
+    }
+  })();
+  return {
+    tally,
+    async stop() {
+      stopping = true;
+      await loop;
+      return tally;
+    },
+  };
+}
+
+describe('load: 200 lookups/s beside continuous ingest', { timeout: 7 * 60_000 }, () => {
+  let trial: TrialService;
+  let data: LookupData;
+  let headers: Record<string, string>;
+  let bodies: { sku: RequestBodies; ean: RequestBodies };
+  let monitor: pg.Client;
+
+  before(async () => {
+    trial = await startTrialService('portway-load');
+    data = buildLookupData(CATALOGUE - 1_847, PRICE_RULES, ACCOUNTS);
+    const pool = createPool({ url: trial.cluster.url, max: 2 });
+    try {
+      await loadLookupData(pool, data, () => undefined);
+      const { key } = await createApiKey(pool, { kind: 'integrator', name: 'load trial', rateLimit: MAX_RATE_LIMIT, windowS: 60 });
+      headers = { 'x-api-key': key, 'x-customer-no': data.accountNo };
+    } finally {
+      await pool.end();
+    }
+    bodies = {
+      sku: buildBodies('sku', data.products, BODIES_PER_KIND, KEYS, 20_261_126),
+      ean: buildBodies('ean', data.products, BODIES_PER_KIND, KEYS, 20_261_127),
+    };
+    monitor = new pg.Client({ connectionString: trial.cluster.url });
+    await monitor.connect();
+  });
+  after(async () => {
+    await monitor?.end().catch(() => undefined);
+    await trial?.stop();
+  });
+
+  const lookups = (durationS: number): Promise<OpenLoopResult> => openLoop({
+    url: new URL(trial.base),
+    headers,
+    rate: RATE,
+    durationMs: durationS * 1000,
+    request(i) {
+      const kind = i % 2 === 0 ? 'sku' : 'ean';
+      const set = bodies[kind];
+      return { path: `/api/public/v1/products/by-${kind}`, body: set.bodies[Math.floor(i / 2) % set.bodies.length] as string };
+    },
+  });
+
+  const lookupFigures = (prefix: string, r: OpenLoopResult) => ({
+    [`${prefix} lookups scheduled`]: r.scheduled,
+    [`${prefix} lookups sent`]: r.sent,
+    [`${prefix} lookups sent late (> 20 ms, the generator's own delay)`]: r.late,
+    [`${prefix} lookups answered 200`]: r.answered,
+    [`${prefix} errors (non-200 or failed)`]: r.errors,
+    [`${prefix} p50 ms`]: round1(percentile(r.latencies, 50)),
+    [`${prefix} p95 ms`]: round1(percentile(r.latencies, 95)),
+    [`${prefix} p99 ms`]: round1(percentile(r.latencies, 99)),
+    [`${prefix} max ms`]: round1(r.latencies.at(-1) ?? NaN),
+  });
+
+  it('keeps the lookup p99 under 100 ms, every lookup answered, memory and connections flat, while ingest progresses', reportingOutput(async () => {
+    // Every body once, one at a time, as the bench does: the lookup holds its products before anything is timed.
+    for (const kind of ['sku', 'ean'] as const) {
+      for (const body of bodies[kind].bodies) {
+        const res = await fetch(`${trial.base}/api/public/v1/products/by-${kind}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+        const text = await res.text();
+        assert.equal(res.status, 200, text);
+        assert.equal((JSON.parse(text) as { data: unknown[] }).data.length, KEYS);
+      }
+    }
+    const baseline = await lookups(BASELINE_S);
+
+    const ingest = startIngest(trial, data.products);
+    const warmup = await lookups(WARMUP_S);
+    const rssStart = rssMb(trial.pid);
+    const connectionsStart = await connectionCount(monitor);
+    const updatesStart = await tableUpdates(monitor, 'products');
+    const ingestStart = { ...ingest.tally };
+    const startedAt = performance.now();
+
+    const measured = await lookups(RUN_S);
+    const rssEnd = rssMb(trial.pid);
+    const connectionsEnd = await connectionCount(monitor);
+    const ingestEnd = await ingest.stop();
+    const elapsedS = (performance.now() - startedAt) / 1000;
+    const updatesEnd = await settledReading(() => tableUpdates(monitor, 'products'));
+
+    const products = ingestEnd.products - ingestStart.products;
+    const upd = updatesEnd.upd - updatesStart.upd;
+    const hot = updatesEnd.hotUpd - updatesStart.hotUpd;
+    reportFigures('load: 200 lookups/s beside continuous ingest', {
+      'catalogue products': data.products.length,
+      'baseline seconds (lookups alone)': BASELINE_S,
+      ...lookupFigures('baseline', baseline),
+      'warm-up seconds (with ingest)': WARMUP_S,
+      'warm-up errors': warmup.errors,
+      'run seconds': RUN_S,
+      ...lookupFigures('run', measured),
+      'run statuses': JSON.stringify(measured.statuses),
+      'ingest products/s': round1(products / elapsedS),
+      'ingest batches answered 200': ingestEnd.batchesOk - ingestStart.batchesOk,
+      'ingest batches answered 503': ingestEnd.batchesBusy - ingestStart.batchesBusy,
+      'ingest other answers': JSON.stringify(ingestEnd.otherStatuses),
+      'serve RSS MiB at warm-up end': round1(rssStart),
+      'serve RSS MiB at end': round1(rssEnd),
+      'serve RSS growth %': round1(100 * (rssEnd - rssStart) / rssStart),
+      'database connections at warm-up end': connectionsStart,
+      'database connections at end': connectionsEnd,
+      'products n_tup_upd during the run': upd,
+      'products n_tup_hot_upd during the run': hot,
+      'products HOT share %': upd === 0 ? 0 : round1(100 * hot / upd),
+    });
+
+    assert.equal(baseline.errors, 0, `baseline statuses ${JSON.stringify(baseline.statuses)}`);
+    assert.equal(measured.errors, 0, `run statuses ${JSON.stringify(measured.statuses)}`);
+    assert.equal(measured.unsent, 0, 'every scheduled lookup was sent');
+    assert.equal(measured.sent, measured.scheduled);
+    assert.equal(measured.answered, measured.scheduled, 'every scheduled lookup was answered');
+    assert.ok(percentile(measured.latencies, 99) < P99_LIMIT_MS, `lookup p99 ${percentile(measured.latencies, 99)} ms < ${P99_LIMIT_MS} ms`);
+    assert.ok((rssEnd - rssStart) / rssStart < GROWTH_LIMIT, `RSS ${round1(rssStart)} → ${round1(rssEnd)} MiB grew less than 10 %`);
+    assert.ok(!connectionsGrew(connectionsStart, connectionsEnd), `connections ${connectionsStart} → ${connectionsEnd} grew less than 10 %`);
+    assert.ok(products > 0, 'ingest made progress');
+    assert.deepEqual(ingestEnd.otherStatuses, {}, 'ingest got only 200 or 503');
+  }));
+});
