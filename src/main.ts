@@ -12,7 +12,7 @@ import { createMetrics } from './platform/http/metrics.js';
 import { createLifecycle, type Lifecycle } from './platform/http/lifecycle.js';
 import { handleShutdown } from './platform/shutdown.js';
 import { startSearchIndexer, type SearchIndexer } from './modules/search/search.indexer.js';
-import { startJobWorker } from './worker.js';
+import { startJobWorkerWhenReachable } from './worker.js';
 
 /** What a start has opened so far, for the shutdown to close. */
 interface Started {
@@ -49,7 +49,7 @@ async function start(config: Config, logger: Logger, started: Started, lifecycle
     });
     if (lifecycle.draining) return;
     await app.listen({ port: config.port, host: config.host });
-    if (config.worker.inProcess) started.worker = await startJobWorker(config, database, logger);
+    if (config.worker.inProcess) started.worker = await startJobWorkerWhenReachable(config, database, logger, () => lifecycle.draining);
     // Every instance runs the loop; one per database is active at a time (the others wait for its lock).
     started.indexer = startSearchIndexer(config, database, logger.child({ component: 'search-indexer' }), {
       refreshed(result) {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
+import { isDatabaseUnavailable } from './platform/db/pool.js';
 import type { JobHandler, JobType } from './platform/jobs/job.js';
 import { startWorker, type Worker } from './platform/jobs/worker.js';
 import { boundHeapGrowth } from './platform/heap.js';
@@ -58,15 +59,21 @@ export async function startJobWorker(config: Config, database: Database, logger:
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom, logger });
   const erpClient = options.erpClient ?? erpClientOf(config);
   const handlers = jobHandlers({ database, mailer, config, faults: options.faults, erpClient });
-  const worker = await startWorker({
-    databaseUrl: database.url,
-    types: JOB_TYPES,
-    handlers,
-    logger,
-    concurrency: config.worker.concurrency,
-    pollIntervalMs: options.pollIntervalMs,
-    cronItems: CRON_ITEMS,
-  });
+  let worker: Worker;
+  try {
+    worker = await startWorker({
+      databaseUrl: database.url,
+      types: JOB_TYPES,
+      handlers,
+      logger,
+      concurrency: config.worker.concurrency,
+      pollIntervalMs: options.pollIntervalMs,
+      cronItems: CRON_ITEMS,
+    });
+  } catch (error) {
+    mailer.close();
+    throw error;
+  }
   logger.info({ mail: mailer.destination, erp: erpClient.name }, 'mail transport and ERP client ready');
   return {
     async stop() {
@@ -76,17 +83,40 @@ export async function startJobWorker(config: Config, database: Database, logger:
   };
 }
 
+/**
+ * `startJobWorker`, tried again while the database cannot be reached: a database restarting while
+ * the process starts (its migrations done a moment before) is waited for, not a reason to exit.
+ * Any other failure (a job type without a handler) is thrown at once. Undefined when `stopping()`
+ * turns true first.
+ */
+export async function startJobWorkerWhenReachable(
+  config: Config, database: Database, logger: Logger, stopping: () => boolean, options: JobWorkerOptions = {},
+): Promise<Worker | undefined> {
+  for (let attempt = 1; !stopping(); attempt++) {
+    try {
+      return await startJobWorker(config, database, logger, options);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      const waitMs = Math.min(5000, 250 * 2 ** Math.min(attempt - 1, 5));
+      logger.warn({ err: error, attempt, waitMs }, 'the job worker could not reach the database; trying again');
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
+  return undefined;
+}
+
 /** `portway worker`: jobs only, no HTTP; for running the worker as its own process. */
 export async function runWorkerProcess(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   boundHeapGrowth(config.heapGrowingPercent);
   let database: Database | undefined;
   let worker: Worker | undefined;
+  let stopping = false;
   // Signal handlers first, as in `serve`: a signal during the start lets it finish, then closes it.
   const starting = (async () => {
     const opened = await openDatabase(config, logger);
     try {
-      worker = await startJobWorker(config, opened, logger);
+      worker = await startJobWorkerWhenReachable(config, opened, logger, () => stopping);
     } catch (error) {
       await opened.close();
       throw error;
@@ -96,6 +126,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   const shutdown = handleShutdown({
     logger,
     graceMs: config.shutdownGraceMs,
+    onBegin: () => { stopping = true; },
     async close() {
       await starting.catch(() => undefined);
       await worker?.stop();
