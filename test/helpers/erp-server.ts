@@ -19,6 +19,8 @@ export type ErpAnswer =
   | { kind: 'rate-limited' }
   /** Takes the order (as an ERP that is slow, not dead, does) and never answers. */
   | { kind: 'hang' }
+  /** Takes the order and answers as `accept` after `ms`; meanwhile its key is in `answering`. */
+  | { kind: 'slow'; ms: number }
   /** 202 with a body that has no documentNo. */
   | { kind: 'no-document' }
   /** Closes the connection without an answer (a crash, a proxy dropping it). */
@@ -49,6 +51,8 @@ export interface ErpServer {
   readonly requests: readonly ErpRequest[];
   /** By Idempotency-Key. */
   readonly orders: ReadonlyMap<string, TakenOrder>;
+  /** Idempotency-Keys of orders taken whose `slow` answer is not sent yet (a hand-off in flight). */
+  readonly answering: ReadonlySet<string>;
   /** How requests to the orders path are answered once `next` is used up. */
   answer: ErpAnswer;
   /** Answers for the next requests to the orders path, used one each, before `answer`. */
@@ -70,6 +74,7 @@ export async function startErpServer(options: { port?: number; basePath?: string
   const ordersPath = `${basePath}/orders`;
   const requests: ErpRequest[] = [];
   const orders = new Map<string, TakenOrder>();
+  const answering = new Set<string>();
   let documents = 0;
 
   function take(key: string, body: unknown): { taken: TakenOrder; isNew: boolean } {
@@ -114,8 +119,22 @@ export async function startErpServer(options: { port?: number; basePath?: string
     }
     const { taken, isNew } = take(key, order);
     if (answer.kind === 'hang') return; // the socket stays open until the client gives up or stop()
-    res.writeHead(answer.kind === 'no-document' ? 202 : isNew ? 201 : 200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(answer.kind === 'no-document' ? { status: 'received' } : { documentNo: taken.documentNo }));
+    const respond = () => {
+      res.writeHead(answer.kind === 'no-document' ? 202 : isNew ? 201 : 200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(answer.kind === 'no-document' ? { status: 'received' } : { documentNo: taken.documentNo }));
+    };
+    if (answer.kind !== 'slow') return respond();
+    answering.add(key);
+    const timer = setTimeout(() => {
+      answering.delete(key);
+      respond();
+    }, answer.ms);
+    // The client gone (its process killed): nobody is waiting for the answer any more.
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      clearTimeout(timer);
+      answering.delete(key);
+    });
   }
 
   let httpServer: http.Server | undefined;
@@ -140,6 +159,7 @@ export async function startErpServer(options: { port?: number; basePath?: string
     get url() { return `http://127.0.0.1:${port}${basePath}`; },
     requests,
     orders,
+    answering,
     answer: options.answer ?? { kind: 'accept' },
     next: [],
     orderRequests: () => requests.filter((r) => r.path === ordersPath),
