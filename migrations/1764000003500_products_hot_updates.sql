@@ -9,7 +9,9 @@
 -- * products_changed_at_idx is read by nothing (the search lag reads changed_at of rows found by
 --   their change id): dropped.
 -- * The change id that lookups and the search indexer ask "what changed since X" with moves to a
---   narrow table of its own, product_changes (sku, changed_xid), indexed there. It is written by
+--   narrow table of its own, product_changes (sku, changed_xid, ean), indexed there; the EAN rides
+--   along because a lookup by EAN asks which changed products carry a code, and joining products
+--   for it made the lookup's prepared (generic) plan scan every product. It is written by
 --   statement triggers from the transition tables of every insert and update of products, whoever
 --   writes (the API, the CLI, SQL by hand), in the writing transaction, with the same id the
 --   products row carries: "changed_xid >= X" means exactly what it meant on products.
@@ -28,19 +30,20 @@ DROP INDEX products_changed_at_idx;
 
 CREATE TABLE product_changes (
   sku          varchar(20) PRIMARY KEY,
-  changed_xid  xid8 NOT NULL
+  changed_xid  xid8 NOT NULL,
+  ean          varchar(20)
 );
-INSERT INTO product_changes (sku, changed_xid) SELECT sku, changed_xid FROM products;
+INSERT INTO product_changes (sku, changed_xid, ean) SELECT sku, changed_xid, ean FROM products;
 CREATE INDEX product_changes_changed_xid ON product_changes (changed_xid);
 DROP INDEX products_changed_xid;
 
 CREATE FUNCTION product_changes_record() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   -- In SKU order, as the batch upserts write products, so concurrent writers lock alike.
-  INSERT INTO product_changes (sku, changed_xid)
-  SELECT sku, pg_current_xact_id() FROM written ORDER BY sku
-  ON CONFLICT (sku) DO UPDATE SET changed_xid = excluded.changed_xid
-    WHERE product_changes.changed_xid IS DISTINCT FROM excluded.changed_xid;
+  INSERT INTO product_changes (sku, changed_xid, ean)
+  SELECT sku, pg_current_xact_id(), ean FROM written ORDER BY sku
+  ON CONFLICT (sku) DO UPDATE SET changed_xid = excluded.changed_xid, ean = excluded.ean
+    WHERE (product_changes.changed_xid, product_changes.ean) IS DISTINCT FROM (excluded.changed_xid, excluded.ean);
   RETURN NULL;
 END $$;
 CREATE TRIGGER products_changes_inserted AFTER INSERT ON products
