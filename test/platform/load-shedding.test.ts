@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { waitFor } from '../helpers/processes.js';
+import { capturingLogger, waitFor } from '../helpers/processes.js';
 
 /**
  * Load shedding: an overloaded process (here: an event-loop delay threshold of 1 ms and a loop kept
@@ -35,7 +35,8 @@ describe('load shedding', () => {
 
 
   let t: TestApp;
-  before(async () => { t = await buildTestApp({ SHED_EVENT_LOOP_DELAY_MS: '1' }); });
+  const log = capturingLogger();
+  before(async () => { t = await buildTestApp({ SHED_EVENT_LOOP_DELAY_MS: '1' }, { logger: log.logger }); });
   after(async () => { await t.close(); });
 
   it('answers 503 overloaded with Retry-After while the event loop lags; /healthz and /metrics stay exempt', async () => {
@@ -70,6 +71,11 @@ describe('load shedding', () => {
       stop();
     }
     assert.equal((await t.pool.query(`SELECT 1 FROM products WHERE sku = 'SHED-1'`)).rowCount, 0, 'a shed batch stores nothing');
+    // A shed request is a warning without a stack, not an error: logging a stack each would only add load.
+    const shed = log.lines.filter((l) => l.msg === 'request refused under load');
+    assert.ok(shed.length >= 2, 'each shed request logged');
+    assert.ok(shed.every((l) => l.level === 40 && l.code === 'overloaded' && l.err === undefined));
+    assert.deepEqual(log.lines.filter((l) => l.level >= 50), [], 'no error logged');
     await waitFor('the pressure to pass', () => !t.app.isUnderPressure(), 20_000);
     const answered = await t.app.inject({ method: 'POST', url: '/api/public/v1/products/by-sku', payload: { skus: ['X'] } });
     assert.equal(answered.statusCode, 401, 'past the pressure, the request reaches authentication again');

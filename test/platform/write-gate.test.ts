@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../src/platform/http/problem.js';
 import { createWriteGate } from '../../src/platform/http/write-gate.js';
 import { buildTestApp, putAdmin, putBatch, type TestApp } from '../helpers/app.js';
-import { waitFor } from '../helpers/processes.js';
+import { capturingLogger, waitFor } from '../helpers/processes.js';
 
 /**
  * Integration writes yield to buyers' reads: at most INTEGRATION_WRITE_CONCURRENCY batch
@@ -79,8 +79,9 @@ describe('write gate', () => {
 
 describe('integration batches through the write gate', () => {
   let t: TestApp;
+  const log = capturingLogger();
   before(async () => {
-    t = await buildTestApp({ INTEGRATION_WRITE_CONCURRENCY: '2', INTEGRATION_WRITE_WAIT_MS: '300', INTEGRATION_WRITE_QUEUE: '8' });
+    t = await buildTestApp({ INTEGRATION_WRITE_CONCURRENCY: '2', INTEGRATION_WRITE_WAIT_MS: '300', INTEGRATION_WRITE_QUEUE: '8' }, { logger: log.logger });
   });
   after(async () => { await t.close(); });
 
@@ -112,6 +113,10 @@ describe('integration batches through the write gate', () => {
       assert.equal(problem.instance, '/api/integration/catalogue/products');
       assert.equal((await t.pool.query(`SELECT 1 FROM products WHERE sku = 'GATE-B'`)).rowCount, 0, 'the refused batch stored nothing');
       assert.equal(await lockWaiters(), 2, 'the refused batch never reached the database');
+      const refusal = log.lines.find((l) => l.msg === 'request refused under load');
+      assert.equal(refusal?.level, 40, 'logged as a warning');
+      assert.equal(refusal?.code, 'busy');
+      assert.deepEqual(log.lines.filter((l) => l.level >= 50), [], 'no error logged');
 
       await blocker.query('COMMIT');
       const answers = await Promise.all(blocked);

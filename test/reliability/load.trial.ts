@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { buildBodies, buildLookupData, loadLookupData, type LookupData, type RequestBodies } from '../../bench/lib/lookup-data.js';
 import { chunk } from '../../bench/lib/catalogue.js';
+import { ForeignCpuMonitor, treeCpuSeconds } from '../../bench/lib/machine.js';
 import type { ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
 import { MAX_RATE_LIMIT, createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { createPool } from '../../src/platform/db/pool.js';
@@ -157,6 +158,30 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 7 * 60_000 }
     [`${prefix} max ms`]: round1(r.latencies.at(-1) ?? NaN),
   });
 
+  /**
+   * What a phase cost: CPU of the serve process and of PostgreSQL (% of one core), and the share of
+   * the machine's CPU other processes (other people's work) took meanwhile; a busy machine shows there.
+   */
+  const cpuMeter = () => {
+    const postmaster = trial.cluster.pid();
+    const monitorCpu = new ForeignCpuMonitor();
+    monitorCpu.addRoot(trial.pid);
+    monitorCpu.addRoot(postmaster);
+    const foreign = monitorCpu.start();
+    const serve0 = treeCpuSeconds(trial.pid) ?? NaN;
+    const pg0 = postmaster === undefined ? NaN : treeCpuSeconds(postmaster) ?? NaN;
+    const t0 = performance.now();
+    return () => {
+      const s = (performance.now() - t0) / 1000;
+      const pgNow = postmaster === undefined ? NaN : treeCpuSeconds(postmaster) ?? NaN;
+      return {
+        serve: round1(100 * ((treeCpuSeconds(trial.pid) ?? NaN) - serve0) / s),
+        postgres: round1(100 * (pgNow - pg0) / s),
+        foreign: round1(100 * (foreign() ?? NaN)),
+      };
+    };
+  };
+
   it('keeps the lookup p99 under 100 ms, every lookup answered, memory and connections flat, while ingest progresses', reportingOutput(async () => {
     // Every body once, one at a time, as the bench does: the lookup holds its products before anything is timed.
     for (const kind of ['sku', 'ean'] as const) {
@@ -167,7 +192,9 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 7 * 60_000 }
         assert.equal((JSON.parse(text) as { data: unknown[] }).data.length, KEYS);
       }
     }
+    const baselineCpu = cpuMeter();
     const baseline = await lookups(BASELINE_S);
+    const baselineCost = baselineCpu();
 
     const ingest = startIngest(trial, data.products);
     const warmup = await lookups(WARMUP_S);
@@ -177,7 +204,9 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 7 * 60_000 }
     const ingestStart = { ...ingest.tally };
     const startedAt = performance.now();
 
+    const runCpu = cpuMeter();
     const measured = await lookups(RUN_S);
+    const runCost = runCpu();
     const rssEnd = rssMb(trial.pid);
     const connectionsEnd = await connectionCount(monitor);
     const ingestEnd = await ingest.stop();
@@ -191,11 +220,15 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 7 * 60_000 }
       'catalogue products': data.products.length,
       'baseline seconds (lookups alone)': BASELINE_S,
       ...lookupFigures('baseline', baseline),
+      'baseline CPU % of one core: serve / PostgreSQL': `${baselineCost.serve} / ${baselineCost.postgres}`,
+      'baseline: other processes\' share of the machine\'s CPU %': baselineCost.foreign,
       'warm-up seconds (with ingest)': WARMUP_S,
       'warm-up errors': warmup.errors,
       'run seconds': RUN_S,
       ...lookupFigures('run', measured),
       'run statuses': JSON.stringify(measured.statuses),
+      'run CPU % of one core: serve / PostgreSQL': `${runCost.serve} / ${runCost.postgres}`,
+      'run: other processes\' share of the machine\'s CPU %': runCost.foreign,
       'ingest products/s': round1(products / elapsedS),
       'ingest batches answered 200': ingestEnd.batchesOk - ingestStart.batchesOk,
       'ingest batches answered 503': ingestEnd.batchesBusy - ingestStart.batchesBusy,

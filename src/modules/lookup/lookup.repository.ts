@@ -76,13 +76,16 @@ export const MAX_CHANGES_CHECKED = 10_000;
  * and, for every key, when more than MAX_CHANGES_CHECKED rows changed or a row was deleted. Each
  * product row carries its rows' `changed_xid`s (`version`), so the caller can keep what it decoded
  * of a key read again that did not change. No account, no row; an account and nothing to read, one
- * row with the key null. The account text is sent on one row only. Rows come unsorted: sorting
+ * row with the key null. The account text is sent on one row only. The products' changes are read
+ * in change order, with their own limit: this statement is prepared, and its generic plan, which
+ * cannot know how few rows `since` leaves, scanned all of product_changes without it (2.5 ms over
+ * 20,000 products per call, against 0.03 ms through its index when nothing changed). Rows come unsorted: sorting
  * them cost the server a tenth of a cold call, and `findLookupBatch` orders the few keys that name
  * several products itself.
  */
 const batchSelect = (kind: 'sku' | 'ean'): string => `
   WITH changed AS MATERIALIZED (
-         (SELECT p.sku, p.ean FROM product_changes pc JOIN products p ON p.sku = pc.sku WHERE pc.changed_xid >= $5::xid8
+         ((SELECT sku, ean FROM product_changes WHERE changed_xid >= $5::xid8 ORDER BY changed_xid LIMIT ${MAX_CHANGES_CHECKED + 1})
           UNION ALL SELECT sku, NULL FROM inventory_items WHERE changed_xid >= $5::xid8
           UNION ALL SELECT p.sku, NULL FROM brands b JOIN products p ON p.brand_code = b.code WHERE b.changed_xid >= $5::xid8)
          LIMIT ${MAX_CHANGES_CHECKED + 1}),

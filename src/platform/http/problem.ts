@@ -146,7 +146,10 @@ export function installProblemHandlers(app: FastifyInstance, options: ProblemHan
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // Refusals made on purpose under load are not failures: one warning line each, no stack (an
+    // overloaded process logging a stack per shed request would only be busier).
+    if (appError.code === 'busy' || appError.code === 'overloaded') request.log.warn({ code: appError.code }, 'request refused under load');
+    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
     return sendProblem(request, reply, appError);
   });

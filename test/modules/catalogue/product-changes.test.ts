@@ -19,6 +19,9 @@ describe('product change tracking and HOT updates', () => {
     `SELECT (SELECT changed_xid::text FROM products WHERE sku = $1) AS product,
             (SELECT changed_xid::text FROM product_changes WHERE sku = $1) AS change`, [sku],
   )).rows[0];
+  const eans = async (sku: string) => (await t.pool.query<{ product: string | null; change: string | null }>(
+    `SELECT (SELECT ean FROM products WHERE sku = $1) AS product, (SELECT ean FROM product_changes WHERE sku = $1) AS change`, [sku],
+  )).rows[0];
 
   it('records every insert and real update with the writing transaction\'s id, and nothing for an identical re-send', async () => {
     assert.equal((await putBatch(t, '/catalogue/products', [{ sku: 'PC-1', name: 'one', unitPrice: 10 }, { sku: 'PC-2', name: 'two' }])).statusCode, 200);
@@ -39,6 +42,15 @@ describe('product change tracking and HOT updates', () => {
     await t.pool.query(`UPDATE products SET name = 'by hand' WHERE sku = 'PC-2'`);
     const byHand = await tracked('PC-2');
     assert.equal(byHand?.change, byHand?.product);
+  });
+
+  it('carries the EAN of the product as last written (a lookup by EAN asks which changed products carry a code)', async () => {
+    assert.equal((await putBatch(t, '/catalogue/products', [{ sku: 'PC-EAN', ean: '9300000000024' }])).statusCode, 200);
+    assert.deepEqual(await eans('PC-EAN'), { product: '9300000000024', change: '9300000000024' });
+    assert.equal((await putBatch(t, '/catalogue/products', [{ sku: 'PC-EAN', ean: '9300000000031' }])).statusCode, 200);
+    assert.deepEqual(await eans('PC-EAN'), { product: '9300000000031', change: '9300000000031' });
+    assert.equal((await putBatch(t, '/catalogue/products', [{ sku: 'PC-EAN' }])).statusCode, 200);
+    assert.deepEqual(await eans('PC-EAN'), { product: null, change: null });
   });
 
   it('forgets deleted and truncated products', async () => {
@@ -71,8 +83,8 @@ describe('product change tracking and HOT updates', () => {
     assert.deepEqual(rows[0], { name: 'b', unit_price: '6.0000' });
   });
 
-  it('keeps a fillfactor below 100 on products, so a page has room for the new version of a row', async () => {
+  it('keeps products at fillfactor 50, so a page has room for the new version of every row on it', async () => {
     const { rows } = await t.pool.query<{ options: string[] | null }>(`SELECT reloptions AS options FROM pg_class WHERE relname = 'products'`);
-    assert.deepEqual(rows[0]?.options, ['fillfactor=80']);
+    assert.deepEqual(rows[0]?.options, ['fillfactor=50']);
   });
 });
