@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { isDatabaseUnavailable } from '../../src/platform/db/pool.js';
 import { installProblemHandlers } from '../../src/platform/http/problem.js';
+import { capturingLogger } from '../helpers/processes.js';
 
 /** Which database errors are "unavailable, retry" (503) and which are faults (500). */
 
@@ -58,9 +59,10 @@ describe('isDatabaseUnavailable', () => {
 
 describe('problem answers for database errors', () => {
   let app: FastifyInstance;
+  const log = capturingLogger();
   let thrown: Error = new Error('unset');
   before(async () => {
-    app = Fastify({ logger: false });
+    app = Fastify({ loggerInstance: log.logger }) as unknown as FastifyInstance;
     installProblemHandlers(app);
     app.get('/fails', async () => { throw thrown; });
     await app.ready();
@@ -75,6 +77,11 @@ describe('problem answers for database errors', () => {
       assert.equal(res.json().type, 'urn:portway:problem:database-unavailable', name);
       assert.equal(res.headers['retry-after'], '5', name);
     }
+    // An outage is a warning a line each, with its cause and no stack; never an error.
+    const outage = log.lines.filter((l) => l.msg === 'request failed: the database is unavailable');
+    assert.equal(outage.length, UNAVAILABLE.length);
+    assert.ok(outage.every((l) => l.level === 40 && !JSON.stringify(l).includes('"stack"')));
+    assert.deepEqual(log.lines.filter((l) => l.level >= 50), []);
   });
 
   it('500 internal without Retry-After and without the SQL error text for data, syntax and constraint errors', async () => {
@@ -86,5 +93,6 @@ describe('problem answers for database errors', () => {
       assert.equal(res.headers['retry-after'], undefined, name);
       assert.doesNotMatch(res.body, /error \d|boom|odd/, name);
     }
+    assert.equal(log.lines.filter((l) => l.level === 50 && l.msg === 'request failed').length, FAULTS.length, 'a fault is logged as an error');
   });
 });

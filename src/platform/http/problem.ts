@@ -149,7 +149,12 @@ export function installProblemHandlers(app: FastifyInstance, options: ProblemHan
     // Refusals made on purpose under load are not failures: one warning line each, no stack (an
     // overloaded process logging a stack per shed request would only be busier).
     if (appError.code === 'busy' || appError.code === 'overloaded') request.log.warn({ code: appError.code }, 'request refused under load');
-    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // The database away (a restart, a failover) is an outage to ride out, not a bug: one warning with
+    // the cause in a line, no stack, so a restart under load does not flood the log with thousands.
+    else if (appError.code === 'database-unavailable') {
+      const cause = error as Error & { code?: string };
+      request.log.warn({ code: appError.code, cause: { code: cause.code, message: cause.message } }, 'request failed: the database is unavailable');
+    } else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
     return sendProblem(request, reply, appError);
   });
