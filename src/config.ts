@@ -22,6 +22,7 @@ const EnvSchema = Type.Object({
   INTEGRATION_WRITE_QUEUE: Type.Integer({ minimum: 0, maximum: 10_000, default: 64 }),
   SHED_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 250 }),
   SHED_HEAP_USED_PERCENT: Type.Integer({ minimum: 0, maximum: 100, default: 90 }),
+  SHED_DB_WAITING: Type.Integer({ minimum: 0, maximum: 100_000, default: 100 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   SITE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'AUD' }),
   SITE_TIME_ZONE: Type.String({ minLength: 1, default: 'UTC' }),
@@ -81,9 +82,11 @@ export interface Config {
   /**
    * Load shedding (@fastify/under-pressure, app.ts): above either threshold a request is answered
    * 503 `…:overloaded` at once instead of queueing; /healthz and /metrics are never refused. 0 turns
-   * a check off. The heap threshold is in bytes, from SHED_HEAP_USED_PERCENT of V8's heap limit.
+   * a check off. The heap threshold is in bytes, from SHED_HEAP_USED_PERCENT of V8's heap limit;
+   * `maxPoolWaiting` is the queries waiting for a pool connection (a database that cannot keep up
+   * leaves the event loop idle and the queue growing).
    */
-  readonly shedding: { readonly maxEventLoopDelayMs: number; readonly maxHeapUsedBytes: number };
+  readonly shedding: { readonly maxEventLoopDelayMs: number; readonly maxHeapUsedBytes: number; readonly maxPoolWaiting: number };
   readonly redisUrl: string | undefined;
   readonly siteCurrency: string;
   /** IANA time zone whose calendar date is "the day" of tax rates and overdue ledger entries (platform/day.ts). */
@@ -262,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shedding: Object.freeze({
       maxEventLoopDelayMs: e.SHED_EVENT_LOOP_DELAY_MS,
       maxHeapUsedBytes: Math.floor(getHeapStatistics().heap_size_limit * e.SHED_HEAP_USED_PERCENT / 100),
+      maxPoolWaiting: e.SHED_DB_WAITING,
     }),
     redisUrl: e.REDIS_URL,
     siteCurrency: e.SITE_CURRENCY,

@@ -64,11 +64,16 @@ describe('loadConfig: defaults', () => {
     assertRefused({ INTEGRATION_WRITE_WAIT_MS: '-1' }, 'INTEGRATION_WRITE_WAIT_MS');
   });
 
-  it('sheds load above a 250 ms event-loop delay or 90 % of V8\'s heap limit; SHED_* change that, 0 turns a check off', () => {
+  it('sheds load above a 250 ms event-loop delay, 90 % of V8\'s heap limit or 100 queries waiting for a connection; SHED_* change that, 0 turns a check off', () => {
     const limit = getHeapStatistics().heap_size_limit;
     assert.equal(config.shedding.maxEventLoopDelayMs, 250);
     assert.equal(config.shedding.maxHeapUsedBytes, Math.floor(limit * 0.9));
-    assert.deepEqual(loadConfig({ SHED_EVENT_LOOP_DELAY_MS: '0', SHED_HEAP_USED_PERCENT: '0' }).shedding, { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 0 });
+    assert.equal(config.shedding.maxPoolWaiting, 100);
+    assert.deepEqual(
+      loadConfig({ SHED_EVENT_LOOP_DELAY_MS: '0', SHED_HEAP_USED_PERCENT: '0', SHED_DB_WAITING: '0' }).shedding,
+      { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 0, maxPoolWaiting: 0 },
+    );
+    assertRefused({ SHED_DB_WAITING: '-5' }, 'SHED_DB_WAITING');
     assert.equal(loadConfig({ SHED_HEAP_USED_PERCENT: '50' }).shedding.maxHeapUsedBytes, Math.floor(limit * 0.5));
     assertRefused({ SHED_HEAP_USED_PERCENT: '101' }, 'SHED_HEAP_USED_PERCENT', /between 0 and 100/);
     assertRefused({ SHED_EVENT_LOOP_DELAY_MS: 'soon' }, 'SHED_EVENT_LOOP_DELAY_MS');

@@ -25,8 +25,11 @@ export interface TestApp {
 export async function buildTestApp(env: Record<string, string> = {}, options: { pool?: Pool; lockTimeoutMs?: number; now?: () => Date; logger?: Logger } = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-app-'));
   // Load shedding off unless a test turns it on (test/platform/load-shedding.test.ts): the test
-  // process is also the client, and its own synchronous work would count as the app's lag.
-  const config = loadConfig({ INTEGRATION_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SHED_EVENT_LOOP_DELAY_MS: '0', ...env });
+  // process is also the client, its own synchronous work would count as the app's lag, and tests
+  // that fire many requests at once would be shed by the pool's queue.
+  const config = loadConfig({
+    INTEGRATION_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'silent', SHED_EVENT_LOOP_DELAY_MS: '0', SHED_DB_WAITING: '0', ...env,
+  });
   const db = await createTestDatabase({ lockTimeoutMs: options.lockTimeoutMs });
   const pool = options.pool ?? db.pool;
   const app = await buildApp({ config, pool, integrationVerifier: await createIntegrationVerifier(config), logger: options.logger ?? false, now: options.now });

@@ -80,4 +80,30 @@ describe('load shedding', () => {
     const answered = await t.app.inject({ method: 'POST', url: '/api/public/v1/products/by-sku', payload: { skus: ['X'] } });
     assert.equal(answered.statusCode, 401, 'past the pressure, the request reaches authentication again');
   });
+
+  it('answers 503 overloaded while more than SHED_DB_WAITING queries wait for a pool connection', async () => {
+    const db = await buildTestApp({ SHED_DB_WAITING: '1' });
+    const held = [];
+    try {
+      // Every connection of the pool (10) borrowed, and two queries waiting for one.
+      for (let i = 0; i < 10; i += 1) held.push(await db.pool.connect());
+      const waiting = [db.pool.query('SELECT 1'), db.pool.query('SELECT 1')];
+      assert.equal(db.pool.waitingCount, 2);
+      const refused = await waitFor('a request to be shed', async () => {
+        const res = await db.app.inject({ method: 'POST', url: '/api/public/v1/products/by-sku', payload: { skus: ['X'] } });
+        return res.statusCode === 503 ? res : undefined;
+      }, 20_000);
+      assert.equal(refused.json().type, 'urn:portway:problem:overloaded');
+      assert.equal(refused.headers['retry-after'], '2');
+      assert.equal((await db.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      for (const client of held.splice(0)) client.release();
+      await Promise.all(waiting);
+      await waitFor('the queue to be gone', () => !db.app.isUnderPressure(), 20_000);
+      const answered = await db.app.inject({ method: 'POST', url: '/api/public/v1/products/by-sku', payload: { skus: ['X'] } });
+      assert.equal(answered.statusCode, 401, 'with the queue gone, the request reaches authentication again');
+    } finally {
+      for (const client of held) client.release();
+      await db.close();
+    }
+  });
 });
