@@ -189,7 +189,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // One gate per process for every batch endpoint, integration and admin: at most a few batch
   // transactions at once, so the buyers' reads always find a connection and the database's time.
-  const writeGate = createWriteGate(deps.config.integrationWrites);
+  // Writes rest (INTEGRATION_WRITE_DUTY_PERCENT) only while buyers' reads are being served: the
+  // public API marks each request it takes.
+  let lastRead = -Infinity;
+  const writeGate = createWriteGate({ ...deps.config.integrationWrites, readsRecently: () => performance.now() - lastRead < 1000 });
 
   await app.register(async (integration) => {
     // The integration surface speaks JSON only; anything else is 415, not a confusing 400.
@@ -237,6 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   };
   await app.register(async (publicApi) => {
+    publicApi.addHook('onRequest', async () => { lastRead = performance.now(); });
     installPublicApiAuth(publicApi, { authenticator: createPublicKeyAuthenticator(deps.pool), rateLimiter });
     await lookupRoutes(publicApi, services.lookup);
     await searchRoutes(publicApi, services.search);

@@ -20,6 +20,7 @@ const EnvSchema = Type.Object({
   INTEGRATION_WRITE_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 199 })),
   INTEGRATION_WRITE_WAIT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
   INTEGRATION_WRITE_QUEUE: Type.Integer({ minimum: 0, maximum: 10_000, default: 64 }),
+  INTEGRATION_WRITE_DUTY_PERCENT: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
   SHED_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 250 }),
   SHED_HEAP_USED_PERCENT: Type.Integer({ minimum: 0, maximum: 100, default: 90 }),
   SHED_DB_WAITING: Type.Integer({ minimum: 0, maximum: 100_000, default: 100 }),
@@ -78,7 +79,7 @@ export interface Config {
    * process, and how long and how many of the others may wait for a turn (src/platform/http/write-gate.ts).
    * Always below the pool size, so a buyer's read finds a connection however much is pushed.
    */
-  readonly integrationWrites: { readonly concurrency: number; readonly maxWaitMs: number; readonly maxWaiting: number };
+  readonly integrationWrites: { readonly concurrency: number; readonly maxWaitMs: number; readonly maxWaiting: number; readonly dutyPercent: number };
   /**
    * Load shedding (@fastify/under-pressure, app.ts): above either threshold a request is answered
    * 503 `…:overloaded` at once instead of queueing; /healthz and /metrics are never refused. 0 turns
@@ -261,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: e.DATABASE_POOL_SIZE,
     integrationWrites: Object.freeze({
       concurrency: writeConcurrency, maxWaitMs: e.INTEGRATION_WRITE_WAIT_MS, maxWaiting: e.INTEGRATION_WRITE_QUEUE,
+      dutyPercent: e.INTEGRATION_WRITE_DUTY_PERCENT,
     }),
     shedding: Object.freeze({
       maxEventLoopDelayMs: e.SHED_EVENT_LOOP_DELAY_MS,

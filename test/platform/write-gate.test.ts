@@ -41,6 +41,26 @@ describe('write gate', () => {
     assert.equal(gate.waiting, 0);
   });
 
+  it('rests a turn after the work at a duty below 100 %: its caller has the answer at once, the next batch waits', async () => {
+    const resting = createWriteGate({ concurrency: 1, maxWaitMs: 60_000, maxWaiting: 10, dutyPercent: 10 });
+    assert.equal(await resting.run(async () => { await new Promise((r) => setTimeout(r, 20)); return 'done'; }), 'done');
+    assert.equal(resting.active, 1, 'the turn is still taken after the answer');
+    let next = false;
+    const waiting = resting.run(async () => { next = true; });
+    assert.equal(resting.waiting, 1);
+    assert.equal(next, false);
+    await waiting;
+    assert.equal(next, true, 'the next batch ran once the rest was over');
+
+    const full = createWriteGate({ concurrency: 1, maxWaitMs: 60_000, maxWaiting: 10, dutyPercent: 100 });
+    await full.run(async () => { await new Promise((r) => setTimeout(r, 20)); });
+    assert.equal(full.active, 0, 'at 100 % the turn passes on at once');
+
+    const unread = createWriteGate({ concurrency: 1, maxWaitMs: 60_000, maxWaiting: 10, dutyPercent: 10, readsRecently: () => false });
+    await unread.run(async () => { await new Promise((r) => setTimeout(r, 20)); });
+    assert.equal(unread.active, 0, 'with no reader to yield to, no rest');
+  });
+
   it('frees the turn of a work that fails', async () => {
     const gate = createWriteGate({ concurrency: 1, maxWaitMs: 60_000, maxWaiting: 10 });
     await assert.rejects(gate.run(async () => { throw new Error('boom'); }), /boom/);

@@ -20,7 +20,21 @@ export interface WriteGateOptions {
   readonly maxWaiting: number;
   /** Retry-After of the refusal, in seconds. */
   readonly retryAfterSeconds?: number;
+  /**
+   * The share of time (1–100 %) a turn may spend writing: after a batch wrote for T ms, its turn
+   * stays taken for T × (100 − d) / d ms more before the next batch gets it. Its client has its
+   * answer at once; only the next batch waits. A client pushing back to back then takes at most d %
+   * of a connection's time, and the database's CPU is left to the buyers' reads (at 100 % a turn
+   * passes on at once). Only while `readsRecently()` says buyers are being served, and at most
+   * MAX_REST_MS. Default 100 here; the service's default is INTEGRATION_WRITE_DUTY_PERCENT.
+   */
+  readonly dutyPercent?: number;
+  /** Whether buyers' reads are being served (rest only then); default always. */
+  readonly readsRecently?: () => boolean;
 }
+
+/** The longest a turn rests after one batch, whatever it took: a long batch must not make the next wait out INTEGRATION_WRITE_WAIT_MS. */
+export const MAX_REST_MS = 2000;
 
 export interface WriteGate {
   /** Runs `work` when a turn is free; throws the 503 `busy` problem (before running it) when none comes in time. */
@@ -74,10 +88,15 @@ export function createWriteGate(options: WriteGateOptions): WriteGate {
   return {
     async run(work) {
       await acquire();
+      const started = performance.now();
       try {
         return await work();
       } finally {
-        release();
+        const duty = options.dutyPercent ?? 100;
+        const resting = duty < 100 && (options.readsRecently?.() ?? true);
+        const restMs = resting ? Math.min(MAX_REST_MS, ((performance.now() - started) * (100 - duty)) / duty) : 0;
+        if (restMs < 1) release();
+        else setTimeout(release, restMs);
       }
     },
     get active() { return active; },
