@@ -88,8 +88,10 @@ function withLookupFields(products: readonly ProductItem[], seed: number): Produ
   });
 }
 
-export function buildLookupData(generatedItems: number, priceRuleCount: number, accountCount = DEFAULT_ACCOUNTS): LookupData {
-  const luma = loadLumaCatalogue();
+export function buildLookupData(
+  generatedItems: number, priceRuleCount: number, accountCount = DEFAULT_ACCOUNTS, source: readonly ProductItem[] = loadLumaCatalogue(),
+): LookupData {
+  const luma = [...source];
   const generated = generateCatalogue(luma, generatedItems);
   const products = withLookupFields([...luma, ...generated], 20_251_206);
 

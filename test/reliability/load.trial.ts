@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { buildBodies, buildLookupData, loadLookupData, type LookupData, type RequestBodies } from '../../bench/lib/lookup-data.js';
-import { chunk } from '../../bench/lib/catalogue.js';
+import { LUMA_CATALOGUE_PATH, chunk } from '../../bench/lib/catalogue.js';
 import { ForeignCpuMonitor, treeCpuSeconds } from '../../bench/lib/machine.js';
 import type { ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
 import { MAX_RATE_LIMIT, createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
@@ -41,6 +42,25 @@ const BASELINE_S = seconds('RELIABILITY_LOAD_BASELINE_SECONDS', 20);
 const WARMUP_S = seconds('RELIABILITY_LOAD_WARMUP_SECONDS', 30);
 
 const CATALOGUE = 20_000;
+const SYNTHETIC_STYLES = 60;
+
+/**
+ * A source catalogue for a checkout without ../shared/data next to it (a CI clone elsewhere): 60
+ * styles in 5 colours and 6 sizes, which the bench's generator multiplies as it does the Luma one.
+ */
+function syntheticSource(): ProductItem[] {
+  const colours = ['Black', 'White', 'Navy', 'Red', 'Green'];
+  const sizes = ['XS', 'S', 'M', 'L', 'XL', 'XXL'];
+  const out: ProductItem[] = [];
+  for (let m = 0; m < SYNTHETIC_STYLES; m += 1) {
+    for (const color of colours) {
+      for (const size of sizes) {
+        out.push({ sku: `SY${m}-${size}-${color.slice(0, 3)}`, masterProductNo: `SY${1000 + m}`, name: `Style ${m}`, color, size, unitPrice: 20 + (m % 40), weight: 0.3 } as ProductItem);
+      }
+    }
+  }
+  return out;
+}
 const PRICE_RULES = 5_000;
 const ACCOUNTS = 200;
 const RATE = 200;
@@ -115,7 +135,9 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 7 * 60_000 }
 
   before(async () => {
     trial = await startTrialService('portway-load');
-    data = buildLookupData(CATALOGUE - 1_847, PRICE_RULES, ACCOUNTS);
+    data = fs.existsSync(LUMA_CATALOGUE_PATH)
+      ? buildLookupData(CATALOGUE - 1_847, PRICE_RULES, ACCOUNTS)
+      : buildLookupData(CATALOGUE - SYNTHETIC_STYLES * 30, PRICE_RULES, ACCOUNTS, syntheticSource());
     const pool = createPool({ url: trial.cluster.url, max: 2 });
     try {
       await loadLookupData(pool, data, () => undefined);
@@ -226,6 +248,7 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 7 * 60_000 }
     const hot = updatesEnd.hotUpd - updatesStart.hotUpd;
     reportFigures('load: 200 lookups/s beside continuous ingest', {
       'catalogue products': data.products.length,
+      'catalogue source': fs.existsSync(LUMA_CATALOGUE_PATH) ? 'Luma (../shared/data) + generated' : 'synthetic (no ../shared/data) + generated',
       'search documents indexed before the baseline': indexed.documents,
       'baseline seconds (lookups alone)': BASELINE_S,
       ...lookupFigures('baseline', baseline),
