@@ -13,10 +13,13 @@ import type { JobHandler, JobType } from './job.js';
  * database and each job runs once at a time; a failed job is retried with exponential back-off.
  */
 
-function graphileLogger(logger: Logger): GraphileLogger {
+export function graphileLogger(logger: Logger): GraphileLogger {
   return new GraphileLogger((scope) => (level: LogLevel, message: string, meta?: unknown) => {
     const fields = { ...scope, ...(meta && typeof meta === 'object' ? meta : {}) };
-    if (level === 'error') logger.error(fields, message);
+    // graphile-worker reports a connection lost under it (a database restart, a shutdown) as an
+    // error, though its listener handles it and the next use reconnects: an outage, a warning.
+    if (level === 'error' && /^PostgreSQL (active|idle) client generated error/.test(message)) logger.warn(fields, message);
+    else if (level === 'error') logger.error(fields, message);
     else if (level === 'warning') logger.warn(fields, message);
     else if (level === 'info') logger.info(fields, message);
     else logger.debug(fields, message);
