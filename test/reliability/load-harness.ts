@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../../src/platform/db/embedded.js';
 import { createCluster, type TestCluster } from '../helpers/cluster.js';
 import { makeTmpDir, waitFor } from '../helpers/processes.js';
 import { removeWhenDone, root, serviceEnv, spawnService, type Spawned } from '../helpers/service.js';
@@ -32,13 +32,6 @@ export interface TrialService {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * A fresh cluster and `portway serve` on it (DATABASE_URL = the cluster), with LOG_LEVEL warn: at

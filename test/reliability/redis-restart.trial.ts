@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
+import { freePort } from '../../src/platform/db/embedded.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { createRateLimiter } from '../../src/platform/http/rate-limit.js';
@@ -17,16 +17,6 @@ import { reportFigures } from './figures.js';
 
 const OUTAGES = 3;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let redis: ChildProcess | undefined;
 after(() => { redis?.kill('SIGKILL'); });

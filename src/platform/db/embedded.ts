@@ -74,7 +74,8 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return !processAlive(pid);
 }
 
-async function freePort(): Promise<number> {
+/** A free loopback TCP port (the OS picks it; closed again before returning). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
