@@ -32,7 +32,8 @@ function processTable(): Map<number, { ppid: number; ticks: number }> {
     const stat = readProc(`/proc/${entry}/stat`);
     if (!stat) continue;
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    table.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    // utime + stime, and cutime + cstime: the CPU of its children that have ended and been waited for.
+    table.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
   }
   return table;
 }
@@ -140,6 +141,9 @@ export class ForeignCpuMonitor {
       if (!before || !after) return undefined;
       let oursTicks = 0;
       for (const [pid, ticks] of after.ours) oursTicks += ticks - (before.ours.get(pid) ?? 0);
+      // A process of ours that ended meanwhile is in its parent's children's time, whole: only what
+      // it used after the first reading counts.
+      for (const [pid, ticks] of before.ours) if (!after.ours.has(pid)) oursTicks -= ticks;
       const elapsedTicks = (Number(process.hrtime.bigint() - started) / 1e9) * USER_HZ * os.cpus().length;
       if (elapsedTicks <= 0) return undefined;
       return Math.max(0, Math.min(1, (after.busy - before.busy - oursTicks) / elapsedTicks));

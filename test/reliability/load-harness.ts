@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -114,110 +112,6 @@ export async function settledReading<T>(read: () => Promise<T>): Promise<T> {
     last = text;
   }
   return read();
-}
-
-export interface OpenLoopResult {
-  scheduled: number;
-  sent: number;
-  /** Not sent: MAX_IN_FLIGHT requests were already waiting for their answers. */
-  unsent: number;
-  /** Sent more than LATE_MS after their time (the generator's own delay). */
-  late: number;
-  answered: number;
-  /** Answers other than 200, and requests that failed or timed out. */
-  errors: number;
-  statuses: Record<string, number>;
-  /** From each request's scheduled time to the end of its answer, in ms, sorted. */
-  latencies: number[];
-}
-
-const MAX_IN_FLIGHT = 2_000;
-const LATE_MS = 20;
-const REQUEST_TIMEOUT_MS = 30_000;
-
-export interface OpenLoopOptions {
-  url: URL;
-  headers: Record<string, string>;
-  /** The body of request `i` and its path. */
-  request(i: number): { path: string; body: string };
-  rate: number;
-  durationMs: number;
-  /** Called with each answered request's status, body and latency. */
-  check?(status: number, body: string): boolean;
-}
-
-/**
- * An open-loop generator: request i is due at start + i / rate and is sent then, whatever the
- * answers of earlier ones (a closed loop would slow down with the server and hide its queue). Its
- * latency counts from when it was due, so a late send is the server's (or this process's) delay,
- * not forgotten. Keep-alive connections, as many as the requests in flight need.
- */
-export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
-  const total = Math.round(options.rate * options.durationMs / 1000);
-  const interval = 1000 / options.rate;
-  const result: OpenLoopResult = { scheduled: total, sent: 0, unsent: 0, late: 0, answered: 0, errors: 0, statuses: {}, latencies: [] };
-  const count = (status: string) => { result.statuses[status] = (result.statuses[status] ?? 0) + 1; };
-  let inFlight = 0;
-  let allDone: () => void = () => undefined;
-  const drained = new Promise<void>((resolve) => { allDone = resolve; });
-  let dispatched = 0;
-
-  const send = (i: number, due: number) => {
-    const { path, body } = options.request(i);
-    inFlight += 1;
-    result.sent += 1;
-    const finish = (status: string, ok: boolean) => {
-      inFlight -= 1;
-      count(status);
-      if (ok) {
-        result.answered += 1;
-        result.latencies.push(performance.now() - due);
-      } else {
-        result.errors += 1;
-      }
-      if (dispatched === total && inFlight === 0) allDone();
-    };
-    const req = http.request(new URL(path, options.url), {
-      method: 'POST', agent, timeout: REQUEST_TIMEOUT_MS,
-      headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        const ok = status === 200 && (options.check ? options.check(status, Buffer.concat(chunks).toString('utf8')) : true);
-        finish(String(status), ok);
-      });
-      res.on('error', () => finish('response-error', false));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (error) => finish(error.message === 'timeout' ? 'timeout' : 'request-error', false));
-    req.end(body);
-  };
-
-  const start = performance.now() + 20;
-  while (dispatched < total) {
-    const due = start + dispatched * interval;
-    const wait = due - performance.now();
-    if (wait > 1) {
-      await sleep(wait - 0.5);
-      continue;
-    }
-    // Everything due by now goes out, the late ones included.
-    while (dispatched < total && start + dispatched * interval <= performance.now() + 0.5) {
-      const at = start + dispatched * interval;
-      if (performance.now() - at > LATE_MS) result.late += 1;
-      const i = dispatched;
-      dispatched += 1;
-      if (inFlight >= MAX_IN_FLIGHT) result.unsent += 1;
-      else send(i, at);
-    }
-  }
-  if (inFlight > 0) await drained;
-  agent.destroy();
-  result.latencies.sort((a, b) => a - b);
-  return result;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

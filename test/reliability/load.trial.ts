@@ -14,9 +14,9 @@ import { waitFor } from '../helpers/processes.js';
 import { reportingOutput } from '../helpers/service.js';
 import { reportFigures } from './figures.js';
 import {
-  connectionCount, openLoop, percentile, round1, rssMb, settledReading, startTrialService, tableUpdates,
-  type OpenLoopResult, type TrialService,
+  connectionCount, percentile, round1, rssMb, settledReading, startTrialService, tableUpdates, type TrialService,
 } from './load-harness.js';
+import { openLoopApart, type OpenLoopResult } from './open-loop.js';
 
 /**
  * The lookup beside continuous ingest (the issue "ingest starves the lookup"): one `portway serve`
@@ -158,16 +158,13 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 7 * 60_000 }
     await trial?.stop();
   });
 
-  const lookups = (durationS: number): Promise<OpenLoopResult> => openLoop({
-    url: new URL(trial.base),
-    headers,
-    rate: RATE,
-    durationMs: durationS * 1000,
-    request(i) {
-      const kind = i % 2 === 0 ? 'sku' : 'ean';
-      const set = bodies[kind];
-      return { path: `/api/public/v1/products/by-${kind}`, body: set.bodies[Math.floor(i / 2) % set.bodies.length] as string };
-    },
+  /** By SKU and by EAN in turn, each kind's bodies rotated. */
+  const lookupRequests = () => Array.from({ length: 2 * BODIES_PER_KIND }, (_, i) => {
+    const kind = i % 2 === 0 ? 'sku' : 'ean';
+    return { path: `/api/public/v1/products/by-${kind}`, body: bodies[kind].bodies[Math.floor(i / 2)] as string };
+  });
+  const lookups = (durationS: number): Promise<OpenLoopResult> => openLoopApart({
+    url: trial.base, headers, rate: RATE, durationMs: durationS * 1000, requests: lookupRequests(),
   });
 
   const lookupFigures = (prefix: string, r: OpenLoopResult) => ({
