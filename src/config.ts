@@ -20,7 +20,7 @@ const EnvSchema = Type.Object({
   INTEGRATION_WRITE_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 199 })),
   INTEGRATION_WRITE_WAIT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
   INTEGRATION_WRITE_QUEUE: Type.Integer({ minimum: 0, maximum: 10_000, default: 64 }),
-  INTEGRATION_WRITE_DUTY_PERCENT: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+  INTEGRATION_WRITE_DUTY_PERCENT: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
   SHED_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 250 }),
   SHED_HEAP_USED_PERCENT: Type.Integer({ minimum: 0, maximum: 100, default: 90 }),
   SHED_DB_WAITING: Type.Integer({ minimum: 0, maximum: 100_000, default: 100 }),

@@ -51,10 +51,10 @@ describe('loadConfig: defaults', () => {
   });
 
   it('writes at most 2 integration batches at once per process, each waiting up to 10 s in a queue of 64; INTEGRATION_WRITE_* change that', () => {
-    assert.deepEqual(config.integrationWrites, { concurrency: 2, maxWaitMs: 10_000, maxWaiting: 64, dutyPercent: 5 });
+    assert.deepEqual(config.integrationWrites, { concurrency: 2, maxWaitMs: 10_000, maxWaiting: 64, dutyPercent: 2 });
     assert.deepEqual(
       loadConfig({ INTEGRATION_WRITE_CONCURRENCY: '4', INTEGRATION_WRITE_WAIT_MS: '0', INTEGRATION_WRITE_QUEUE: '0' }).integrationWrites,
-      { concurrency: 4, maxWaitMs: 0, maxWaiting: 0, dutyPercent: 5 },
+      { concurrency: 4, maxWaitMs: 0, maxWaiting: 0, dutyPercent: 2 },
     );
     // The default leaves a connection for reads with a small pool.
     assert.equal(loadConfig({ DATABASE_POOL_SIZE: '2' }).integrationWrites.concurrency, 1);

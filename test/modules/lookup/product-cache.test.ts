@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import pg from 'pg';
 import { decodeStock, encodeStock, stockOf } from '../../../src/modules/inventory/stock.js';
 import { gs1CheckDigit } from '../../../src/modules/lookup/ean.js';
-import { MAX_CHANGES_CHECKED, findLookupBatch, type LookupProductRow } from '../../../src/modules/lookup/lookup.repository.js';
+import { CHANGES_SCANNED, findLookupBatch, type LookupProductRow } from '../../../src/modules/lookup/lookup.repository.js';
 import { lookupProducts } from '../../../src/modules/lookup/lookup.service.js';
 import {
   LookupProductCache, MAX_CHECK_AGE_MS, PRICES_KEPT_PER_PRODUCT, heldBytes, type HeldKey, type LookupKind,
@@ -204,11 +204,35 @@ describe('the lookup product cache on the database', () => {
     }
   });
 
-  it(`reads every held key again when more than ${MAX_CHANGES_CHECKED} rows changed since they were checked`, async () => {
+  it(`past ${CHANGES_SCANNED} changes since, checks each held key by itself: reads again only what changed`, async () => {
+    let round = 0;
+    /** More unrelated products written than the statement scans. */
+    const flood = async () => {
+      round += 1;
+      await t.pool.query(`INSERT INTO products (sku, name, ean) SELECT 'GEN-${round}-' || n, 'generated', NULL FROM generate_series(1, ${CHANGES_SCANNED + 1}) AS n`);
+    };
     await reread('sku', ['A-1', 'B-1']);
-    await t.pool.query(`INSERT INTO products (sku, name) SELECT 'GEN-' || n, 'generated' FROM generate_series(1, ${MAX_CHANGES_CHECKED + 1}) AS n`);
-    assert.deepEqual(await reread('sku', ['A-1', 'B-1']), ['A-1', 'B-1']);
+    await reread('ean', [EAN_A, EAN_B]);
+    await flood();
+    assert.deepEqual(await reread('sku', ['A-1', 'B-1']), [], 'nothing of theirs changed');
+    // Each change is written after a flood, so it is past what the statement scans in change order.
+    await flood();
+    await put('/catalogue/products', [{ sku: 'A-0', name: 'Alpha zero', ean: EAN_A, unitPrice: 5 }]);
+    assert.deepEqual(await reread('ean', [EAN_A, EAN_B]), [EAN_A], 'a new product takes the code');
+    await flood();
+    await put('/catalogue/products', [{ sku: 'B-1', name: 'Beta 2', ean: EAN_B, unitPrice: 20 }]);
+    assert.deepEqual(await reread('sku', ['A-1', 'B-1']), ['B-1'], 'the product written');
+    assert.deepEqual(await reread('ean', [EAN_A, EAN_B]), [EAN_B], 'the product carrying the code written');
+    await flood();
+    await put('/inventory', [{ sku: 'A-1', locations: [{ locationCode: 'SYD', onHand: 4 }] }]);
+    assert.deepEqual(await reread('sku', ['A-1', 'B-1']), ['A-1'], 'its stock written');
+    await flood();
+    await t.pool.query("UPDATE brands SET restricted = true WHERE code = 'LUMA'");
+    assert.deepEqual(await reread('sku', ['A-1', 'B-1']), ['A-1'], 'its brand written');
+    assert.equal((await lookup('sku', ['A-1']))[0]?.found, false, 'and answered as written: C1 does not see a restricted brand');
+    await flood();
     assert.deepEqual(await reread('sku', ['A-1', 'B-1']), [], 'checked from the new point on');
+    assert.equal((await lookup('ean', [EAN_A]))[0]?.value?.sku, 'A-0');
   });
 
   it('is checked in the same statement as the account: still one query a call', async () => {
