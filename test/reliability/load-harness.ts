@@ -89,6 +89,31 @@ export async function connectionCount(db: pg.Client): Promise<number> {
   return Number(rows[0]?.n);
 }
 
+/**
+ * `connectionCount` once a second until stopped. A pool opens connections as its load asks and
+ * closes idle ones, so one reading at each end compares two moments of a count that moves (9 at the
+ * warm-up's end and 13 at the run's end in one run, with no leak); a leak shows as a higher peak.
+ */
+export function sampleConnections(db: pg.Client): { peak(fromMs: number, toMs?: number): number; stop(): Promise<void> } {
+  const samples: Array<{ at: number; n: number }> = [];
+  let stopping = false;
+  const loop = (async () => {
+    while (!stopping) {
+      samples.push({ at: performance.now(), n: await connectionCount(db) });
+      await sleep(1000);
+    }
+  })();
+  return {
+    peak(fromMs, toMs = Infinity) {
+      return Math.max(...samples.filter((s) => s.at >= fromMs && s.at <= toMs).map((s) => s.n));
+    },
+    async stop() {
+      stopping = true;
+      await loop;
+    },
+  };
+}
+
 export interface TableCounts { upd: number; hotUpd: number }
 
 export async function tableUpdates(db: pg.Client, table: string): Promise<TableCounts> {
