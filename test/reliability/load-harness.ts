@@ -90,22 +90,24 @@ export async function connectionCount(db: pg.Client): Promise<number> {
 }
 
 /**
- * `connectionCount` once a second until stopped. A pool opens connections as its load asks and
- * closes idle ones, so one reading at each end compares two moments of a count that moves (9 at the
- * warm-up's end and 13 at the run's end in one run, with no leak); a leak shows as a higher peak.
+ * A reading taken once a second until stopped, and its peak over a stretch of time. A pool opens
+ * database connections as its load asks and closes idle ones, and a process's RSS rises and falls
+ * with each garbage collection, so one reading at each end compares two moments of a count that
+ * moves (connections 9 at the warm-up's end and 13 at the run's end in one run, with no leak); a
+ * leak shows as a higher peak.
  */
-export function sampleConnections(db: pg.Client): { peak(fromMs: number, toMs?: number): number; stop(): Promise<void> } {
-  const samples: Array<{ at: number; n: number }> = [];
+export function sampleEverySecond(read: () => number | Promise<number>): { peak(fromMs: number, toMs?: number): number; stop(): Promise<void> } {
+  const samples: Array<{ at: number; value: number }> = [];
   let stopping = false;
   const loop = (async () => {
     while (!stopping) {
-      samples.push({ at: performance.now(), n: await connectionCount(db) });
+      samples.push({ at: performance.now(), value: await read() });
       await sleep(1000);
     }
   })();
   return {
     peak(fromMs, toMs = Infinity) {
-      return Math.max(...samples.filter((s) => s.at >= fromMs && s.at <= toMs).map((s) => s.n));
+      return Math.max(...samples.filter((s) => s.at >= fromMs && s.at <= toMs).map((s) => s.value));
     },
     async stop() {
       stopping = true;

@@ -14,7 +14,7 @@ import { waitFor } from '../helpers/processes.js';
 import { reportingOutput } from '../helpers/service.js';
 import { reportFigures } from './figures.js';
 import {
-  percentile, round1, rssMb, sampleConnections, settledReading, startTrialService, tableUpdates, type TrialService,
+  connectionCount, percentile, round1, rssMb, sampleEverySecond, settledReading, startTrialService, tableUpdates, type TrialService,
 } from './load-harness.js';
 import { openLoopApart, type OpenLoopResult } from './open-loop.js';
 
@@ -74,8 +74,8 @@ const BATCH = 500;
 const P99_LIMIT_MS = 100;
 const GROWTH_LIMIT = 0.10;
 /** Connections are few and whole: a reading of n may become ceil(1.1 n) without counting as growth. */
-/** The run's last seconds whose peak of connections is compared with the warm-up's. */
-const CONNECTIONS_END_WINDOW_S = 60;
+/** The run's last seconds whose peaks of RSS and connections are compared with the start's. */
+const END_WINDOW_S = 60;
 const connectionsGrew = (before: number, after: number) => after > Math.ceil(before * (1 + GROWTH_LIMIT));
 
 interface IngestTally { batchesOk: number; batchesBusy: number; otherStatuses: Record<string, number>; products: number }
@@ -229,7 +229,8 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 11 * 60_000 
     const baselineCost = baselineCpu();
 
     const ingest = startIngest(trial, data.products);
-    const connections = sampleConnections(monitor);
+    const connections = sampleEverySecond(() => connectionCount(monitor));
+    const rss = sampleEverySecond(() => rssMb(trial.pid));
     const warmupStarted = performance.now();
     const warmup = await lookups(WARMUP_S);
     while (ingest.tally.products < data.products.length && performance.now() - warmupStarted < WARMUP_MAX_S * 1000) {
@@ -237,7 +238,6 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 11 * 60_000 
       warmup.errors += more.errors;
     }
     const warmupS = Math.round((performance.now() - warmupStarted) / 1000);
-    const rssStart = rssMb(trial.pid);
     const updatesStart = await tableUpdates(monitor, 'products');
     const ingestStart = { ...ingest.tally };
     const startedAt = performance.now();
@@ -245,13 +245,16 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 11 * 60_000 
     const runCpu = cpuMeter();
     const measured = await lookups(RUN_S);
     const runCost = runCpu();
-    const rssEnd = rssMb(trial.pid);
     const runEnded = performance.now();
     // The start: the warm-up and the run's first minute (a pool reaches its busiest moments by
     // chance, so the start's window is at least as long as the end's); the end: the run's last minute.
-    const connectionsStart = connections.peak(warmupStarted, startedAt + CONNECTIONS_END_WINDOW_S * 1000);
-    const connectionsEnd = connections.peak(runEnded - Math.min(RUN_S, CONNECTIONS_END_WINDOW_S) * 1000);
-    await connections.stop();
+    const startWindow = [warmupStarted, startedAt + END_WINDOW_S * 1000] as const;
+    const endWindow = runEnded - Math.min(RUN_S, END_WINDOW_S) * 1000;
+    const connectionsStart = connections.peak(...startWindow);
+    const connectionsEnd = connections.peak(endWindow);
+    const rssStart = rss.peak(...startWindow);
+    const rssEnd = rss.peak(endWindow);
+    await Promise.all([connections.stop(), rss.stop()]);
     const ingestEnd = await ingest.stop();
     const elapsedS = (performance.now() - startedAt) / 1000;
     const updatesEnd = await settledReading(() => tableUpdates(monitor, 'products'));
@@ -278,11 +281,11 @@ describe('load: 200 lookups/s beside continuous ingest', { timeout: 11 * 60_000 
       'ingest batches answered 200': ingestEnd.batchesOk - ingestStart.batchesOk,
       'ingest batches answered 503': ingestEnd.batchesBusy - ingestStart.batchesBusy,
       'ingest other answers': JSON.stringify(ingestEnd.otherStatuses),
-      'serve RSS MiB at warm-up end': round1(rssStart),
-      'serve RSS MiB at end': round1(rssEnd),
+      [`serve RSS MiB, peak of the warm-up and the run's first ${END_WINDOW_S} s (read every second)`]: round1(rssStart),
+      [`serve RSS MiB, peak of the run's last ${Math.min(RUN_S, END_WINDOW_S)} s`]: round1(rssEnd),
       'serve RSS growth %': round1(100 * (rssEnd - rssStart) / rssStart),
-      [`database connections, peak of the warm-up and the run's first ${CONNECTIONS_END_WINDOW_S} s (read every second)`]: connectionsStart,
-      [`database connections, peak of the run's last ${Math.min(RUN_S, CONNECTIONS_END_WINDOW_S)} s`]: connectionsEnd,
+      [`database connections, peak of the warm-up and the run's first ${END_WINDOW_S} s (read every second)`]: connectionsStart,
+      [`database connections, peak of the run's last ${Math.min(RUN_S, END_WINDOW_S)} s`]: connectionsEnd,
       'products n_tup_upd during the run': upd,
       'products n_tup_hot_upd during the run': hot,
       'products HOT share %': upd === 0 ? 0 : round1(100 * hot / upd),
