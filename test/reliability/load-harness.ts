@@ -30,7 +30,6 @@ export interface TrialService {
   stop(): Promise<void>;
 }
 
-
 /**
  * A fresh cluster and `portway serve` on it (DATABASE_URL = the cluster), with LOG_LEVEL warn: at
  * 200 requests a second, two info lines per request would be parsed by this very process and cost

@@ -73,9 +73,9 @@ const BODIES_PER_KIND = 64;
 const BATCH = 500;
 const P99_LIMIT_MS = 100;
 const GROWTH_LIMIT = 0.10;
-/** Connections are few and whole: a reading of n may become ceil(1.1 n) without counting as growth. */
 /** The run's last seconds whose peaks of RSS and connections are compared with the start's. */
 const END_WINDOW_S = 60;
+/** Connections are few and whole: a reading of n may become ceil(1.1 n) without counting as growth. */
 const connectionsGrew = (before: number, after: number) => after > Math.ceil(before * (1 + GROWTH_LIMIT));
 
 interface IngestTally { batchesOk: number; batchesBusy: number; otherStatuses: Record<string, number>; products: number }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { freePort } from '../../src/platform/db/embedded.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import { freePort } from '../../src/platform/db/embedded.js';
 import { createRateLimiter } from '../../src/platform/http/rate-limit.js';
 import { capturingLogger, waitFor } from '../helpers/processes.js';
 import { reportFigures } from './figures.js';
@@ -16,7 +16,6 @@ import { reportFigures } from './figures.js';
  */
 
 const OUTAGES = 3;
-
 
 let redis: ChildProcess | undefined;
 after(() => { redis?.kill('SIGKILL'); });

@@ -86,9 +86,9 @@ export const CHANGES_SCANNED = 4_096;
  * change order and joined to the held keys. When more did (an ERP pushing its catalogue while buyers
  * look up: scanning 15,000 changes cost 23 ms a call where checking 86 held keys by themselves cost
  * 6 ms; under ~4,000 the scan costs less), each held key is checked by itself through the primary
- * keys and the EAN index, a fixed cost per key whatever the rate of change; the condition on the count is a one-time filter, so the other way costs nothing. Both
- * are limited in the statement itself: it is prepared, and its generic plan cannot know how few
- * rows `since` leaves. Each key reads its products through a LATERAL subquery that cannot be
+ * keys and the EAN index, a fixed cost per key whatever the rate of change; the condition on the
+ * count is a one-time filter, so the other way costs nothing. Both are limited in the statement
+ * itself: it is prepared, and its generic plan cannot know how few rows `since` leaves. Each key reads its products through a LATERAL subquery that cannot be
  * flattened (OFFSET 0): joined plainly, the generic plan of the EAN form hash-joined the whole
  * products table (its EAN index is partial), 15.7 ms of database time per 100-key call against
  * 2.3 ms key by key. Rows come unsorted: sorting them cost the server a tenth of a cold call, and
