@@ -43,7 +43,9 @@ export async function createCluster(prefix = 'portway-cluster-'): Promise<TestCl
       if (running === undefined) return;
       process.kill(running, 'SIGQUIT');
       await waitFor('the cluster to stop', () => !isRunning(running), 30_000);
-      // Its backends exit on their own once the postmaster is gone; a start waits for them.
+      // Its backends exit on their own once the postmaster is gone; a start waits for them. stop()
+      // finds the server gone and forgets its exit hook, so restarts add no listeners.
+      await server?.stop();
       server = undefined;
     },
     async start() {

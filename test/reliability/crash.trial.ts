@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import type pg from 'pg';
+import { createPool } from '../../src/platform/db/pool.js';
 import { createCluster, type TestCluster } from '../helpers/cluster.js';
 import { startErpServer, type ErpServer } from '../helpers/erp-server.js';
 import { makeTmpDir, waitFor } from '../helpers/processes.js';
@@ -65,7 +66,9 @@ describe('crash: 10 serve kills and 3 worker kills during 200 orders', { timeout
     cluster = await createCluster('portway-crash-');
     erp = await startErpServer({ answer: { kind: 'slow', ms: ERP_ANSWER_MS } });
     dataDir = await makeTmpDir('portway-crash-data-');
-    db = new pg.Pool({ connectionString: cluster.url, max: 3 });
+    // The service's own pool, whose clients listen for errors all their life: pool.end() does not
+    // wait for its connections to close, so one may still hear the cluster's shutdown in after().
+    db = createPool({ url: cluster.url, max: 3, applicationName: 'crash-trial' });
   });
 
   after(async () => {
