@@ -30,6 +30,20 @@ export default tseslint.config(
     },
   },
   {
+    // A module's services say what they refuse in their own terms (platform/refusal.ts); only its
+    // routes know HTTP, and translate (the problem tables beside them).
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/modules/**/*.routes.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['**/platform/http', '**/platform/http/**'],
+          message: 'Only a module\'s *.routes.ts may import src/platform/http: throw the module\'s refusal (platform/refusal.ts) and map it to a problem in its routes.',
+        }],
+      }],
+    },
+  },
+  {
     files: ['src/config.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**', 'bin/**'],
     rules: { 'no-restricted-properties': 'off' },
   },

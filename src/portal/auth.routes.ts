@@ -5,8 +5,9 @@ import type { RateLimiter, RateLimitPolicy } from '../platform/http/rate-limit.j
 import { INVITATION_VALIDITY_DAYS } from '../modules/customers/provision-user.job.js';
 import { RESET_VALIDITY_MINUTES } from '../modules/users/password-reset.job.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../modules/users/passwords.js';
-import type { Invitation, LinkState, UsersService } from '../modules/users/users.service.js';
+import type { Invitation, LinkState, PasswordChange, UsersService } from '../modules/users/users.service.js';
 import { MESSAGES, sendMessage, tooManyAttempts, type Message } from './pages.js';
+import { passwordRefusal } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
 import {
   clearSessionCookie, safeNext, sessionIdOf, sessionUserOf, setSessionCookie, type CookiePolicy, type sessionGuards,
@@ -207,12 +208,16 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRoutesDeps): Pr
 
   portal.post('/invitations/:token', { schema: { hide: true, params: TokenParams, body: PasswordForm } }, async (request, reply) => {
     const { token } = request.params;
-    const result = await users.acceptInvitation(token, request.body.password ?? '', request.body.confirmPassword ?? '');
-    if (result.outcome === 'refused') return sendMessage(reply, statusOf(result.state), invitationProblem(result.state));
-    if (result.outcome === 'invalid') {
+    let result: PasswordChange;
+    try {
+      result = await users.acceptInvitation(token, request.body.password ?? '', request.body.confirmPassword ?? '');
+    } catch (error) {
+      const refused = passwordRefusal(error);
+      if (refused === undefined) throw error;
+      if ('link' in refused) return sendMessage(reply, statusOf(refused.link), invitationProblem(refused.link));
       const invitation = await users.invitation(token);
       if (invitation.state !== 'valid') return sendMessage(reply, statusOf(invitation.state), invitationProblem(invitation.state));
-      return invitationPage(reply, token, invitation, result.errors);
+      return invitationPage(reply, token, invitation, refused.errors);
     }
     return signIn(request, reply, result.userId, undefined, result.accountNo);
   });
@@ -303,12 +308,16 @@ export async function authRoutes(app: FastifyInstance, deps: AuthRoutesDeps): Pr
 
   portal.post('/reset-password/:token', { schema: { hide: true, params: TokenParams, body: PasswordForm } }, async (request, reply) => {
     const { token } = request.params;
-    const result = await users.resetPassword(token, request.body.password ?? '', request.body.confirmPassword ?? '');
-    if (result.outcome === 'refused') return sendMessage(reply, statusOf(result.state), resetProblem(result.state));
-    if (result.outcome === 'invalid') {
+    let result: PasswordChange;
+    try {
+      result = await users.resetPassword(token, request.body.password ?? '', request.body.confirmPassword ?? '');
+    } catch (error) {
+      const refused = passwordRefusal(error);
+      if (refused === undefined) throw error;
+      if ('link' in refused) return sendMessage(reply, statusOf(refused.link), resetProblem(refused.link));
       const reset = await users.passwordReset(token);
       if (reset.state !== 'valid') return sendMessage(reply, statusOf(reset.state), resetProblem(reset.state));
-      return resetPage(reply, token, reset.email, result.errors);
+      return resetPage(reply, token, reset.email, refused.errors);
     }
     // Every session of the user has ended with the change; this browser starts a new one.
     return signIn(request, reply, result.userId, undefined);

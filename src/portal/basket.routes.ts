@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Pool } from '../platform/db/pool.js';
-import { AppError } from '../platform/http/problem.js';
 import {
   MAX_CUSTOMER_REFERENCE, emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities,
   type Basket, type BasketOwner,
@@ -16,6 +15,7 @@ import type { Shipping } from '../modules/freight/freight.engine.js';
 import type { Quote, QuoteLine } from '../modules/orders/orders.schemas.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { readQuantity } from './quantity.js';
+import { isKeyReused, orderRefusal, unpriceableLines } from './refusals.js';
 import type { PortalServices } from './portal.plugin.js';
 import { sendPage, type FieldError } from './render.js';
 import { basketOwnerOf, buyerOf, type SignedInBuyer, type sessionGuards } from './session.js';
@@ -119,8 +119,6 @@ interface BasketModel {
   totals: { net: string; tax: string; freight: string; total: string } | undefined;
 }
 
-const LINE_SKU = /^\/lines\/(\d+)\/sku$/;
-
 async function loadBasket(deps: PageRoutesDeps, buyer: SignedInBuyer, typed: Map<number, string> = new Map()): Promise<BasketModel> {
   const owner = basketOwnerOf(buyer);
   const [basket, account] = await Promise.all([readBasket(deps.pool, owner), accountOverview(deps.services.account, buyer.accountNo)]);
@@ -150,11 +148,11 @@ async function loadBasket(deps: PageRoutesDeps, buyer: SignedInBuyer, typed: Map
       kept.forEach(({ i }, n) => byIndex.set(i, n));
       break;
     } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 422) throw error;
+      const refusedLines = unpriceableLines(error);
+      if (refusedLines === undefined) throw error;
       let named = false;
-      for (const problem of error.errors ?? []) {
-        const m = LINE_SKU.exec(problem.path);
-        const entry = m === null ? undefined : kept[Number(m[1])];
+      for (const line of refusedLines) {
+        const entry = kept[line];
         if (entry !== undefined) {
           unavailable.add(entry.i);
           named = true;
@@ -248,14 +246,6 @@ async function sendBasket(
 function referenceError(customerReference: string): FieldError | undefined {
   if ([...customerReference].length <= MAX_CUSTOMER_REFERENCE) return undefined;
   return { field: 'customerReference', message: `Purchase order number must be ${MAX_CUSTOMER_REFERENCE} characters or fewer` };
-}
-
-/** Where a problem of the order service's answer is on the basket page. */
-function fieldOf(path: string): string {
-  if (path === '/shipToCode') return 'shipToCode';
-  if (path === '/customerReference') return 'customerReference';
-  const line = /^\/lines\/(\d+)/.exec(path);
-  return line === null ? 'reasons' : `line-${line[1]}`;
 }
 
 export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): Promise<void> {
@@ -356,17 +346,16 @@ export async function basketRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
       };
       placed = await placeOrder(deps.services.orders, buyer.accountNo, body, key);
     } catch (error) {
-      if (!(error instanceof AppError) || error.status < 400 || error.status >= 500) throw error;
-      if (error.errors?.some((p) => p.path === '/headers/idempotency-key')) {
+      const refused = orderRefusal(error);
+      if (refused === undefined) throw error;
+      if (isKeyReused(error)) {
         // This basket version was ordered already, with another purchase-order number (the form sent
         // again after the number was changed): that first order stands, as for any repeated form.
         const first = await orderPlacedWithKey(deps.services.orders, buyer.accountNo, key);
         if (first !== undefined) return reply.redirect(`/orders/${encodeURIComponent(first)}?placed=1`, 303);
       }
-      const problems = error.errors && error.errors.length > 0 ? error.errors : [{ path: '', message: error.detail }];
-      const errors = problems.map((p) => ({ field: fieldOf(p.path), message: p.message }));
       const form = { shipToCode, customerReference: reference ?? '' };
-      return sendBasket(reply, deps, buyer, { status: error.status, errors, form, refused: 'Your order was not placed. Your basket has been kept as it is.' });
+      return sendBasket(reply, deps, buyer, { status: refused.status, errors: refused.errors, form, refused: 'Your order was not placed. Your basket has been kept as it is.' });
     }
     const emptied = await emptyOrderedBasket(deps.pool, owner, version);
     // A replayed answer whose basket is no longer that version: the first post emptied it.

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../platform/http/problem.js';
 import { accountOverview } from '../modules/customers/account.service.js';
 import { getOrder, listAccountOrders } from '../modules/orders/orders.service.js';
 import type { Order } from '../modules/orders/orders.schemas.js';
 import type { PageRoutesDeps } from './basket.routes.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { MESSAGES, sendMessage } from './pages.js';
+import { isNotFound } from './refusals.js';
 import { sendPage } from './render.js';
 import { buyerOf } from './session.js';
 
@@ -66,7 +66,7 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageRoutesDeps): 
       order = await getOrder(deps.services.orders, buyer.accountNo, request.params.orderNumber);
     } catch (error) {
       // Another account's order reads exactly like one that does not exist.
-      if (error instanceof AppError && error.status === 404) return sendMessage(reply, 404, MESSAGES.notFound, buyer, buyer.csrfToken);
+      if (isNotFound(error)) return sendMessage(reply, 404, MESSAGES.notFound, buyer, buyer.csrfToken);
       throw error;
     }
     const account = await accountOverview(deps.services.account, buyer.accountNo);

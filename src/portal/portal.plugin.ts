@@ -6,6 +6,8 @@ import fastifyStatic from '@fastify/static';
 import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
 import { AppError } from '../platform/http/problem.js';
+import { Refusal } from '../platform/refusal.js';
+import { refusalPage } from './refusals.js';
 import type { RateLimiter } from '../platform/http/rate-limit.js';
 import type { AccountDeps } from '../modules/customers/account.service.js';
 import type { LookupDeps } from '../modules/lookup/lookup.service.js';
@@ -102,12 +104,17 @@ export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Prom
 }
 
 /** Pages answer pages: never a stack trace or a JSON problem in a browser. */
-export function portalErrorPage(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function portalErrorPage(error: FastifyError | AppError | Refusal, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof Refusal) {
+    const refused = refusalPage(error);
+    request.log.info({ code: error.code }, 'portal request refused');
+    return sendMessage(reply, refused.status, refused.page === 'notFound' ? MESSAGES.notFound : MESSAGES.badForm);
+  }
   if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN') {
     request.log.info({ code: error.code }, 'portal form refused: CSRF token missing or invalid');
     return sendMessage(reply, 403, MESSAGES.formExpired);
   }
-  // A service's refusal (AppError carries its status as `status`) or Fastify's own (`statusCode`).
+  // The platform's own refusals (AppError carries its status as `status`) or Fastify's (`statusCode`).
   const status = error instanceof AppError ? error.status : error.statusCode;
   const validation = !(error instanceof AppError) && error.validation !== undefined;
   if (validation || (status !== undefined && status >= 400 && status < 500)) {

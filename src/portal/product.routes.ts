@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../platform/http/problem.js';
 import { addToBasket } from '../modules/baskets/baskets.service.js';
 import { documentKey } from '../modules/search/search.documents.js';
 import { availableNow, offersOf, productOf } from './catalogue.data.js';
@@ -9,6 +8,7 @@ import { setFlash, takeFlash } from './flash.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { MESSAGES, sendMessage } from './pages.js';
 import { readQuantity } from './quantity.js';
+import { basketChangeProblems } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
 import type { CatalogueRoutesDeps } from './search.routes.js';
 import { productUrl } from './search.routes.js';
@@ -116,9 +116,10 @@ export async function productRoutes(app: FastifyInstance, deps: CatalogueRoutesD
     try {
       await addToBasket(pool, basketOwnerOf(buyer), lines.map(({ sku, quantity }) => ({ sku, quantity })));
     } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 422) throw error;
-      const refused = (error.errors ?? []).map(({ path, message }) => {
-        const line = lines[Number(/^\/lines\/(\d+)/.exec(path)?.[1] ?? -1)];
+      const problems = basketChangeProblems(error);
+      if (problems === undefined) throw error;
+      const refused = problems.map(({ line: index, message }) => {
+        const line = index === undefined ? undefined : lines[index];
         return { field: line?.id ?? lines[0]?.id ?? 'sizes', message: line ? `Size ${line.size}: ${message}` : `Your basket cannot take these sizes: ${message}` };
       });
       return render(reply, view, { errors: refused, values }, 400);

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../platform/http/problem.js';
 import { withTransaction } from '../platform/db/pool.js';
 import { addToBasketIn } from '../modules/baskets/baskets.service.js';
 import { saveQuickOrderResult, takeQuickOrderResult } from '../modules/baskets/quick-order-results.repository.js';
@@ -9,6 +8,7 @@ import { lookupProducts } from '../modules/lookup/lookup.service.js';
 import { setFlash, takeFlash } from './flash.js';
 import { formatQuantity } from './format.js';
 import { askableEan, askableSku, MAX_QUICK_ORDER_LINES, parsePaste, type BadLine, type ParsedLine } from './quick-order.js';
+import { basketChangeProblems } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
 import type { CatalogueRoutesDeps } from './search.routes.js';
 import { basketOwnerOf, buyerOf } from './session.js';
@@ -111,11 +111,11 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: CatalogueRout
         setFlash(reply, `Added ${lines} to your basket: ${named}${more}.${skipped ? ` ${skipped}` : ''}`, secure);
         return reply.redirect('/quick-order', 303);
       } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 422) throw error;
+        const problems = basketChangeProblems(error);
+        if (problems === undefined) throw error;
         // Refused whole: every found line stays in the box, those named with the basket's reason.
         for (const [i, line] of found.entries()) {
-          const problem = (error.errors ?? []).find((e) => e.path === `/lines/${i}/quantity`)
-            ?? (error.errors ?? []).find((e) => e.path === '/lines');
+          const problem = problems.find((p) => p.line === i) ?? problems.find((p) => p.line === undefined);
           bad.push({ lineNo: line.lineNo, text: line.text, reason: problem ? `Not added: ${problem.message}` : 'Not added: the basket refused another line of this paste, so none were added' });
         }
         bad.sort((a, b) => a.lineNo - b.lineNo);

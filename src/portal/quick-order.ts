@@ -1,4 +1,4 @@
-import { textProblem } from '../platform/http/formats.js';
+import { textProblem } from '../platform/schema/formats.js';
 import { eanProblem } from '../modules/lookup/ean.js';
 import { readQuantity } from './quantity.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Pool } from '../platform/db/pool.js';
-import { AppError } from '../platform/http/problem.js';
+import type { QueryProblem } from '../platform/schema/query-params.js';
 import { DEFAULT_PAGE_SIZE, FILTERS, parseSearchParams, parseSuggestParams, type Filter, type SearchParams } from '../modules/search/search.params.js';
 import { FACETS, type Facet } from '../modules/search/search.queries.js';
 import { SearchResponseSchema, SuggestResponseSchema, type SearchResponse } from '../modules/search/search.schemas.js';
@@ -9,6 +9,7 @@ import { search, suggest } from '../modules/search/search.service.js';
 import { availabilityOf, offersOf, priceRange, skusOfColourways, type SkuOffer } from './catalogue.data.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import type { PortalServices } from './portal.plugin.js';
+import { queryProblems } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
 import { buyerOf, type sessionGuards } from './session.js';
 
@@ -64,9 +65,8 @@ function pageLinks(params: SearchParams, total: number): { previous?: string; ne
 }
 
 /** A readable message for a bad query parameter (the search params' problem), linked to the search box. */
-function queryErrors(error: AppError): FieldError[] {
-  return (error.errors ?? []).map(({ path, message }) => {
-    const name = path.replace(/^\//, '').split('/')[0] ?? '';
+function queryErrors(problems: readonly QueryProblem[]): FieldError[] {
+  return problems.map(({ parameter: name, message }) => {
     if (name === 'q') return { field: 'q', message: `Search words ${message}` };
     if (name === 'page') return { field: 'q', message: `The page number in the address ${message}: search again` };
     if (name === 'pageSize') return { field: 'q', message: `The number of results per page in the address ${message}: search again` };
@@ -123,9 +123,10 @@ export async function searchRoutes(app: FastifyInstance, deps: CatalogueRoutesDe
     try {
       params = parseSearchParams(query);
     } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 400) throw error;
+      const problems = queryProblems(error);
+      if (problems === undefined) throw error;
       const q = typeof query.q === 'string' ? query.q : '';
-      return render(reply, { title: 'Search products', q, errors: queryErrors(error), cards: [], facets: [], hidden: [] }, 400);
+      return render(reply, { title: 'Search products', q, errors: queryErrors(problems), cards: [], facets: [], hidden: [] }, 400);
     }
     const body = await search(services.search, buyer.accountNo, params, serializerOf(reply, SearchResponseSchema));
     const answer = JSON.parse(body.toString('utf8')) as SearchResponse;
@@ -172,7 +173,7 @@ export async function searchRoutes(app: FastifyInstance, deps: CatalogueRoutesDe
     try {
       params = parseSuggestParams(request.query as Record<string, unknown>);
     } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 400) throw error;
+      if (queryProblems(error) === undefined) throw error;
       return reply.code(400).send('{"data":[]}');
     }
     const body = await suggest(services.search, buyer.accountNo, params, serializerOf(reply, SuggestResponseSchema));

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createPool } from '../../src/platform/db/pool.js';
 import { Type } from 'typebox';
 import { prepareBatch, processBatch, type BatchDefinition } from '../../src/platform/http/envelope.js';
-import { requiredString } from '../../src/platform/http/fields.js';
+import { requiredString } from '../../src/platform/schema/fields.js';
 import { AppError } from '../../src/platform/http/problem.js';
 import { brandBatch, categoryBatch } from '../../src/modules/catalogue/reference.service.js';
 import { productBatch } from '../../src/modules/catalogue/catalogue.service.js';

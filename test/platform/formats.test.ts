@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isStorableDate, isStorableDateTime, textProblem } from '../../src/platform/http/formats.js';
+import { isStorableDate, isStorableDateTime, textProblem } from '../../src/platform/schema/formats.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
 
 describe('storable dates, date-times and texts', () => {

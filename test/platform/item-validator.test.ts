@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { Type } from 'typebox';
 import {
   optionalEnum, optionalString, requiredDecimal, requiredEnum, requiredString,
-} from '../../src/platform/http/fields.js';
-import { compileItemValidator } from '../../src/platform/http/item-validator.js';
+} from '../../src/platform/schema/fields.js';
+import { compileItemValidator } from '../../src/platform/schema/item-validator.js';
 
 /** The per-item validator on its own: Ajv's errors turned into one `{path, message}` per field. */
 

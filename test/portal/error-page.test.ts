@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { portalErrorPage } from '../../src/portal/portal.plugin.js';
 import { AppError, errors } from '../../src/platform/http/problem.js';
+import { accountNotFound } from '../../src/modules/customers/customers.refusals.js';
+import { ordersRefusals } from '../../src/modules/orders/orders.refusals.js';
 
 /** What a page route that lets an error through answers: always a page with the right status, never JSON or a stack. */
 describe('portal error pages', () => {
@@ -11,6 +13,8 @@ describe('portal error pages', () => {
     'not-found': () => errors.notFound('Customer C1 does not exist.'),
     unprocessable: () => new AppError('unprocessable', 422, 'Request cannot be processed', 'The basket cannot be priced.'),
     'bad-request': () => errors.badRequest('page must be a whole number'),
+    'refused-unknown-account': () => accountNotFound('C1'),
+    'refused-basket': () => ordersRefusals.refuse('basket-unpriceable', 'The basket cannot be priced.', { unknownShipTo: null, unknownSkus: [{ line: 0, sku: 'X', message: 'unknown SKU "X"' }] }),
     crash: () => new Error('SELECT secret FROM somewhere failed at /work/main/src/x.ts:12'),
   };
 
@@ -29,6 +33,8 @@ describe('portal error pages', () => {
     ['/throw/not-found', 404, 'Page not found'],
     ['/throw/unprocessable', 422, 'The form could not be read'],
     ['/throw/bad-request', 400, 'The form could not be read'],
+    ['/throw/refused-unknown-account', 404, 'Page not found'],
+    ['/throw/refused-basket', 422, 'The form could not be read'],
     ['/validated?page=x', 400, 'The form could not be read'],
     ['/throw/crash', 500, 'Sorry, there is a problem with the service'],
   ];

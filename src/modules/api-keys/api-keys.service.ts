@@ -1,6 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import type { ApiKeyAuthenticator } from '../../platform/http/public-auth.js';
-import { DEFAULT_RATE_LIMIT, type RateLimitPolicy } from '../../platform/http/rate-limit.js';
+import { DEFAULT_RATE_LIMIT, type ApiKeyAuthenticator, type RateLimitPolicy } from '../../platform/auth/api-keys.js';
 import { accountExists } from '../customers/customers.repository.js';
 import {
   API_KEY_PREFIX, generateApiKey, hashApiKey, hashesMatch, lookupIdOfPrefix, parseApiKey,
@@ -218,7 +217,7 @@ export function createApiKeyVerifier(db: Queryable, options: ApiKeyVerifierOptio
 const ACCOUNT_NO_LENGTH = 20;
 
 /**
- * What the public API's authentication (platform/http/public-auth.ts) needs of this module: key
+ * What the public API's authentication needs of this module (`ApiKeyAuthenticator`, platform/auth/api-keys.ts): key
  * verification, and whether an account exists. Both are cached per process for the same TTL; only
  * accounts found are kept (accounts are never deleted, but a positive answer still expires), so a
  * cache of unknown numbers cannot be grown by callers.

@@ -1,9 +1,9 @@
 import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
-import { AppError } from '../../platform/http/problem.js';
 import {
   deleteBasketLines, findBasket, findBasketLines, lockBasket, lockBasketAtVersion, writeBasketLines, writeCheckout,
   type BasketLineRow, type BasketOwner, type BasketRow,
 } from './baskets.repository.js';
+import { basketsRefusals, type LineProblem } from './baskets.refusals.js';
 
 export type { BasketOwner } from './baskets.repository.js';
 
@@ -39,21 +39,17 @@ const basketOf = (row: BasketRow | undefined, lines: readonly BasketLineRow[]): 
   ? EMPTY
   : { shipToCode: row.ship_to_code, customerReference: row.customer_reference, version: row.version, lines });
 
-/** A change refused, each problem at the path of what was asked (`/lines/<i>/quantity`), nothing stored. */
-const refused = (detail: string, problems: Array<{ path: string; message: string }>): AppError =>
-  new AppError('unprocessable', 422, 'Request cannot be processed', detail, {}, problems);
-
 export async function readBasket(q: Queryable, owner: BasketOwner): Promise<Basket> {
   const found = await findBasket(q, owner);
   return basketOf(found?.row, found?.lines ?? []);
 }
 
-function checkQuantities(lines: readonly BasketLine[], allowZero: boolean): Array<{ path: string; message: string }> {
-  const problems: Array<{ path: string; message: string }> = [];
+function checkQuantities(lines: readonly BasketLine[], allowZero: boolean): LineProblem[] {
+  const problems: LineProblem[] = [];
   lines.forEach((line, i) => {
     const q = line.quantity;
     if (!Number.isSafeInteger(q) || q < (allowZero ? 0 : 1) || q > MAX_LINE_QUANTITY) {
-      problems.push({ path: `/lines/${i}/quantity`, message: `quantity of ${line.sku} must be a whole number from ${allowZero ? 0 : 1} to ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
+      problems.push({ line: i, sku: line.sku, message: `quantity of ${line.sku} must be a whole number from ${allowZero ? 0 : 1} to ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
     }
   });
   return problems;
@@ -74,24 +70,25 @@ export async function addToBasket(pool: Pool, owner: BasketOwner, lines: readonl
 /** `addToBasket` in the caller's transaction, for a caller that stores something with the lines. */
 export async function addToBasketIn(tx: Queryable, owner: BasketOwner, lines: readonly BasketLine[]): Promise<Basket> {
   const problems = checkQuantities(lines, false);
-  if (problems.length > 0) throw refused('The quantities are invalid.', problems);
+  if (problems.length > 0) throw basketsRefusals.refuse('quantities-invalid', 'The quantities are invalid.', { lines: problems });
   const row = await lockBasket(tx, owner);
   const current = await findBasketLines(tx, owner);
   const quantities = new Map(current.map((l) => [l.sku, l.quantity]));
   const changed = new Map<string, number>();
-  const over: Array<{ path: string; message: string }> = [];
+  const over: LineProblem[] = [];
+  let full: string | null = null;
   lines.forEach((line, i) => {
     const quantity = (changed.get(line.sku) ?? quantities.get(line.sku) ?? 0) + line.quantity;
     if (quantity > MAX_LINE_QUANTITY) {
-      over.push({ path: `/lines/${i}/quantity`, message: `${line.sku} would have ${quantity.toLocaleString('en')} in the basket, more than ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
+      over.push({ line: i, sku: line.sku, message: `${line.sku} would have ${quantity.toLocaleString('en')} in the basket, more than ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
     }
     changed.set(line.sku, quantity);
   });
   const added = [...changed.keys()].filter((sku) => !quantities.has(sku)).length;
   if (current.length + added > MAX_BASKET_LINES) {
-    over.push({ path: '/lines', message: `the basket would have ${current.length + added} lines; it holds at most ${MAX_BASKET_LINES}` });
+    full = `the basket would have ${current.length + added} lines; it holds at most ${MAX_BASKET_LINES}`;
   }
-  if (over.length > 0) throw refused('The basket cannot take these lines.', over);
+  if (over.length > 0 || full !== null) throw basketsRefusals.refuse('basket-limits', 'The basket cannot take these lines.', { lines: over, basket: full });
   await writeBasketLines(tx, owner, [...changed].map(([sku, quantity]) => ({ sku, quantity })));
   return basketOf(row, await findBasketLines(tx, owner));
 }
@@ -99,7 +96,7 @@ export async function addToBasketIn(tx: Queryable, owner: BasketOwner, lines: re
 /** Sets the quantity of lines in the basket; 0 removes a line. A SKU not in the basket is ignored (a second tab removed it). */
 export async function setBasketQuantities(pool: Pool, owner: BasketOwner, lines: readonly BasketLine[]): Promise<Basket> {
   const problems = checkQuantities(lines, true);
-  if (problems.length > 0) throw refused('The quantities are invalid.', problems);
+  if (problems.length > 0) throw basketsRefusals.refuse('quantities-invalid', 'The quantities are invalid.', { lines: problems });
   return withTransaction(pool, async (tx) => {
     const row = await lockBasket(tx, owner);
     const current = new Set((await findBasketLines(tx, owner)).map((l) => l.sku));
@@ -115,14 +112,14 @@ export async function removeFromBasket(pool: Pool, owner: BasketOwner, sku: stri
 }
 
 /**
- * Keeps the checkout choices. The ship-to is checked when the basket is quoted (an unknown one is
- * the quote's 422 at /shipToCode); the purchase-order number is at most MAX_CUSTOMER_REFERENCE
+ * Keeps the checkout choices. The ship-to is checked when the basket is quoted (an unknown one
+ * makes the quote refuse the basket); the purchase-order number is at most MAX_CUSTOMER_REFERENCE
  * characters, blank meaning none.
  */
 export async function setBasketCheckout(pool: Pool, owner: BasketOwner, choices: { shipToCode: string | null; customerReference: string | null }): Promise<Basket> {
   const reference = choices.customerReference?.trim() || null;
   if (reference !== null && [...reference].length > MAX_CUSTOMER_REFERENCE) {
-    throw refused('The purchase-order number is too long.', [{ path: '/customerReference', message: `at most ${MAX_CUSTOMER_REFERENCE} characters` }]);
+    throw basketsRefusals.refuse('customer-reference-too-long', `The purchase-order number is too long: at most ${MAX_CUSTOMER_REFERENCE} characters.`, { maximum: MAX_CUSTOMER_REFERENCE });
   }
   return withTransaction(pool, async (tx) => {
     const row = await lockBasket(tx, owner);

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import {
   NOT_BLANK_KEYWORD, TEXT_KEYWORD, optionalBoolean, optionalDecimal, optionalString, requiredString,
-} from '../../platform/http/fields.js';
+} from '../../platform/schema/fields.js';
 
 /** Product: one buyable variant (one size in one colour). Lengths as in the interface document. */
 export const ProductItemSchema = Type.Object({

@@ -1,4 +1,4 @@
-import type { BatchDefinition } from '../../platform/http/envelope.js';
+import type { BatchDefinition } from '../../platform/batch/definition.js';
 import { upsertProducts } from './catalogue.repository.js';
 import { ProductItemSchema, type ProductItem } from './catalogue.schemas.js';
 

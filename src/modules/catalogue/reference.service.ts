@@ -1,6 +1,6 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import type { BatchDefinition } from '../../platform/http/envelope.js';
-import type { ItemError } from '../../platform/http/item-validator.js';
+import type { BatchDefinition } from '../../platform/batch/definition.js';
+import type { ItemError } from '../../platform/schema/item-validator.js';
 import { upsertBrands } from './brands.repository.js';
 import { BrandItemSchema, CategoryItemSchema, type BrandItem, type CategoryItem } from './catalogue.schemas.js';
 import { parentCycles } from './categories.engine.js';

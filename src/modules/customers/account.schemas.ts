@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { nullableString, orNull } from '../../platform/http/nullable.js';
+import { nullableString, orNull } from '../../platform/schema/nullable.js';
 import { amountSchema, nullableAmountSchema } from '../ledger/ledger.schemas.js';
 import { ACCOUNT_STATUSES, PAYMENT_TERMS, PRICE_MODES } from './customers.schemas.js';
 

@@ -1,7 +1,7 @@
-import { errors } from '../../platform/http/problem.js';
 import { accountLedgerSummary, amountText, type LedgerReadDeps } from '../ledger/ledger.service.js';
 import type { AccountView } from './account.schemas.js';
 import { findAccount, findShipTos } from './customers.repository.js';
+import { accountNotFound } from './customers.refusals.js';
 
 export interface AccountDeps extends LedgerReadDeps {
   /** ISO 4217 of every amount (SITE_CURRENCY). */
@@ -15,7 +15,7 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 export async function accountOverview(deps: AccountDeps, accountNo: string): Promise<AccountView> {
   // The public scope checks only an integrator's X-Customer-No (and caches the answer): the account is read here.
   const account = await findAccount(deps.pool, accountNo);
-  if (!account) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+  if (!account) throw accountNotFound(accountNo);
   const [shipTos, ledger] = await Promise.all([findShipTos(deps.pool, accountNo), accountLedgerSummary(deps, accountNo)]);
   return {
     ...account,

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import {
   optionalBoolean, optionalDecimal, optionalEnum, optionalString, requiredEmail, requiredEnum, requiredString,
-} from '../../platform/http/fields.js';
+} from '../../platform/schema/fields.js';
 
 /** Enumerated literals of decisions §2; case-sensitive. Only `Active` may transact. */
 export const ACCOUNT_STATUSES = ['Active', 'OnHold', 'Blocked', 'Closed'] as const;

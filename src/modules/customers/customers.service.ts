@@ -1,5 +1,5 @@
-import type { BatchDefinition, ResultItem } from '../../platform/http/envelope.js';
-import type { ItemError } from '../../platform/http/item-validator.js';
+import type { BatchDefinition, ResultItem } from '../../platform/batch/definition.js';
+import type { ItemError } from '../../platform/schema/item-validator.js';
 import { upsertCustomers } from './customers.repository.js';
 import { BRAND_CODE_LENGTH, CustomerItemSchema, type CustomerItem } from './customers.schemas.js';
 

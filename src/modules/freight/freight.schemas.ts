@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import {
   optionalDateTime, optionalDecimal, optionalString, requiredEnum, requiredString,
-} from '../../platform/http/fields.js';
+} from '../../platform/schema/fields.js';
 
 export const DEFAULT_METHODS = ['Road', 'Air'] as const;
 

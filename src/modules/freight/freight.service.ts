@@ -1,13 +1,13 @@
 import { Dec, toDecimalText } from '../../platform/decimal.js';
-import type { BatchDefinition } from '../../platform/http/envelope.js';
-import type { ItemError } from '../../platform/http/item-validator.js';
+import type { BatchDefinition } from '../../platform/batch/definition.js';
+import type { ItemError } from '../../platform/schema/item-validator.js';
 import { upsertFreightRates, upsertPackageTypes, upsertPostcodeRoutes } from './freight.repository.js';
 import {
   FreightRateItemSchema, PackageTypeItemSchema, PostcodeRouteItemSchema,
   type FreightRateItem, type PackageTypeItem, type PostcodeRouteItem,
 } from './freight.schemas.js';
 
-/** RFC 3339 as the shared `date-time` format admits it (platform/http/formats.ts), read to compare instants. */
+/** RFC 3339 as the shared `date-time` format admits it (platform/schema/formats.ts), read to compare instants. */
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/;
 
 type Instant = { seconds: Dec } | { problem: string };

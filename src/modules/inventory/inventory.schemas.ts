@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { MAX_INT4, optionalInteger, requiredDate, requiredInteger, requiredString } from '../../platform/http/fields.js';
+import { MAX_INT4, optionalInteger, requiredDate, requiredInteger, requiredString } from '../../platform/schema/fields.js';
 
 /** The payload of decisions §2: `{sku, locations: [{locationCode, onHand, reserved?, incoming?}]}`. */
 export const IncomingSchema = Type.Object({

@@ -1,5 +1,5 @@
-import type { BatchDefinition } from '../../platform/http/envelope.js';
-import type { ItemError } from '../../platform/http/item-validator.js';
+import type { BatchDefinition } from '../../platform/batch/definition.js';
+import type { ItemError } from '../../platform/schema/item-validator.js';
 import { upsertInventory } from './inventory.repository.js';
 import { InventoryItemSchema, type InventoryItem } from './inventory.schemas.js';
 

@@ -2,8 +2,8 @@ import { Type, type Static } from 'typebox';
 import {
   INTEGER_TEXT_MAXIMUM_KEYWORD, optionalBoolean, optionalDate, optionalDecimal, optionalString, requiredDate, requiredEnum,
   requiredString,
-} from '../../platform/http/fields.js';
-import { nullableString, orNull } from '../../platform/http/nullable.js';
+} from '../../platform/schema/fields.js';
+import { nullableString, orNull } from '../../platform/schema/nullable.js';
 
 export const DOCUMENT_TYPES = ['Invoice', 'CreditMemo', 'Payment', 'Refund', 'FinanceChargeMemo', 'Reminder'] as const;
 export const ORIGIN_TYPES = ['Portal', 'Erp', 'Edi', 'Manual'] as const;

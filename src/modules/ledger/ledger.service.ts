@@ -1,10 +1,10 @@
 import type { Pool } from '../../platform/db/pool.js';
 import { siteDay } from '../../platform/day.js';
 import { Dec } from '../../platform/decimal.js';
-import type { BatchDefinition } from '../../platform/http/envelope.js';
-import { errors } from '../../platform/http/problem.js';
-import { QueryParams, readPaging } from '../../platform/http/paging.js';
+import type { BatchDefinition } from '../../platform/batch/definition.js';
+import { QueryParams, readPaging } from '../../platform/schema/query-params.js';
 import { accountExists } from '../customers/customers.repository.js';
+import { accountNotFound } from '../customers/customers.refusals.js';
 import { ledgerEntriesPage, ledgerSummary, upsertLedgerEntries, type LedgerEntryRow } from './ledger.repository.js';
 import {
   DEFAULT_LEDGER_PAGE_SIZE, entryNoKey, LedgerEntryItemSchema, MAX_LEDGER_PAGE, MAX_LEDGER_PAGE_SIZE,
@@ -72,7 +72,7 @@ export interface LedgerParams {
 
 /**
  * `GET /account/ledger`'s parameters, read as search reads its own: unknown parameters ignored, an
- * empty value is the default, and a bad `open`, `page` or `pageSize` is a 400 naming each, never
+ * empty value is the default, and a bad `open`, `page` or `pageSize` is refused naming each, never
  * silently corrected.
  */
 export function parseLedgerParams(query: Record<string, unknown>): LedgerParams {
@@ -97,7 +97,7 @@ function entryView(row: LedgerEntryRow): LedgerEntryView {
 /** A page of the account's ledger, newest first, each entry flagged overdue or not on today's date. */
 export async function accountLedgerPage(deps: LedgerReadDeps, accountNo: string, params: LedgerParams): Promise<LedgerPage> {
   // Entries may arrive before their account (decisions §2): only a pushed account has a ledger to show.
-  if (!(await accountExists(deps.pool, accountNo))) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+  if (!(await accountExists(deps.pool, accountNo))) throw accountNotFound(accountNo);
   const { total, entries } = await ledgerEntriesPage(deps.pool, {
     accountNo, day: ledgerDay(deps), open: params.open, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
   });

@@ -1,9 +1,22 @@
 import type { FastifyInstance } from 'fastify';
+import { errors, refusalProblems } from '../../platform/http/problem.js';
 import { CUSTOMER_HEADER_SCHEMA, PUBLIC_PROBLEMS, publicCallerOf } from '../../platform/http/public-auth.js';
 import { ByEanBodySchema, BySkuBodySchema, LookupResponseSchema } from './lookup.schemas.js';
+import { lookupRefusals } from './lookup.refusals.js';
 import { lookupAnswer, parseLookupKeys, type LookupDeps, type LookupKind } from './lookup.service.js';
 
 export type LookupRouteDeps = LookupDeps;
+
+/** The API's 400 for each refusal of the keys, naming the list or each bad key at its JSON pointer. */
+export const lookupProblems = refusalProblems(lookupRefusals, {
+  'keys-not-a-list': ({ field }, message) => errors.badRequest(message, [{ path: `/${field}`, message: 'must be an array' }]),
+  'keys-count': ({ field, maximum }, message) => errors.badRequest(message, [{ path: `/${field}`, message: `must hold 1 to ${maximum} keys` }]),
+  'keys-invalid': ({ field, keys }) => {
+    const problems = keys.map((k) => ({ path: `/${field}/${k.index}`, message: k.message }));
+    const what = field === 'eans' ? 'EAN' : 'SKU';
+    return errors.badRequest(`${problems.length} ${what}${problems.length === 1 ? ' is' : 's are'} invalid: ${problems.map((p) => p.path).join(', ')}.`, problems);
+  },
+});
 
 const RESPONSES = {
   200: LookupResponseSchema,

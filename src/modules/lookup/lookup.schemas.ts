@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { nullableString, orNull } from '../../platform/http/nullable.js';
+import { nullableString, orNull } from '../../platform/schema/nullable.js';
 import { StockSchema } from '../inventory/stock.js';
 
 /** At most this many keys per call (interface "Limits"). */

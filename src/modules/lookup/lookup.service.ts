@@ -1,12 +1,13 @@
 import type { Pool } from '../../platform/db/pool.js';
-import { BLANK_MESSAGE, isBlank } from '../../platform/http/fields.js';
-import { textProblem } from '../../platform/http/formats.js';
-import { AppError, errors } from '../../platform/http/problem.js';
+import { BLANK_MESSAGE, isBlank } from '../../platform/schema/fields.js';
+import { textProblem } from '../../platform/schema/formats.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
+import { accountNotFound } from '../customers/customers.refusals.js';
 import { decodeStock } from '../inventory/stock.js';
 import { pricingAccountKey, pricingAccountOf, type PricedUnit, type PricingProduct } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache, RuleSet } from '../pricing/rule-cache.js';
 import { eanProblem } from './ean.js';
+import { lookupRefusals, type KeysField } from './lookup.refusals.js';
 import { renderLookupAnswer } from './lookup.render.js';
 import { findLookupBatch } from './lookup.repository.js';
 import { MAX_LOOKUP_KEYS, type LookupResult } from './lookup.schemas.js';
@@ -25,7 +26,7 @@ export interface LookupDeps {
   now?: () => Date;
 }
 
-const FIELD: Record<LookupKind, 'skus' | 'eans'> = { sku: 'skus', ean: 'eans' };
+const FIELD: Record<LookupKind, KeysField> = { sku: 'skus', ean: 'eans' };
 
 function keyProblem(key: unknown, kind: LookupKind): string | undefined {
   if (typeof key !== 'string') return 'must be a string';
@@ -41,7 +42,7 @@ function keyProblem(key: unknown, kind: LookupKind): string | undefined {
 }
 
 /**
- * The request's keys, or a 400 naming every bad one: 0 or more than 100 keys, a key that is not a
+ * The request's keys, or a refusal naming every bad one: 0 or more than 100 keys, a key that is not a
  * non-empty string, a key of white space only, a key PostgreSQL cannot take as text (a NUL would
  * fail the query, answered as an outage), and (by EAN) a code that is not 8 or 13 digits with a
  * correct GS1 check digit.
@@ -50,21 +51,20 @@ export function parseLookupKeys(body: unknown, kind: LookupKind): string[] {
   const field = FIELD[kind];
   const list = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[field] : undefined;
   if (!Array.isArray(list)) {
-    throw errors.badRequest(`The body must be {"${field}": [...]}.`, [{ path: `/${field}`, message: 'must be an array' }]);
+    throw lookupRefusals.refuse('keys-not-a-list', `The body must be {"${field}": [...]}.`, { field });
   }
   if (list.length === 0 || list.length > MAX_LOOKUP_KEYS) {
-    throw errors.badRequest(`Send 1 to ${MAX_LOOKUP_KEYS} ${field}; got ${list.length}.`, [
-      { path: `/${field}`, message: `must hold 1 to ${MAX_LOOKUP_KEYS} keys` },
-    ]);
+    throw lookupRefusals.refuse('keys-count', `Send 1 to ${MAX_LOOKUP_KEYS} ${field}; got ${list.length}.`, { field, count: list.length, maximum: MAX_LOOKUP_KEYS });
   }
-  const problems: Array<{ path: string; message: string }> = [];
-  list.forEach((key, i) => {
+  const keys: Array<{ index: number; message: string }> = [];
+  list.forEach((key, index) => {
     const message = keyProblem(key, kind);
-    if (message) problems.push({ path: `/${field}/${i}`, message });
+    if (message) keys.push({ index, message });
   });
-  if (problems.length > 0) {
+  if (keys.length > 0) {
     const what = kind === 'ean' ? 'EAN' : 'SKU';
-    throw errors.badRequest(`${problems.length} ${what}${problems.length === 1 ? ' is' : 's are'} invalid: ${problems.map((p) => p.path).join(', ')}.`, problems);
+    const positions = keys.map((k) => k.index + 1).join(', ');
+    throw lookupRefusals.refuse('keys-invalid', `${keys.length} ${what}${keys.length === 1 ? ' is' : 's are'} invalid (at ${positions} of the list).`, { field, keys });
   }
   return list as string[];
 }
@@ -123,7 +123,7 @@ async function resolveLookup(deps: LookupDeps, accountNo: string, kind: LookupKi
   const plan = deps.products.plan(kind, unique);
   const batch = await findLookupBatch(deps.pool, accountNo, kind, plan.request);
   const { account } = batch;
-  if (!account) throw new AppError('not-found', 404, 'Not found', `Customer ${accountNo} does not exist.`);
+  if (!account) throw accountNotFound(accountNo);
   const settled = deps.products.settle(kind, plan, batch);
   const current = unique.map((key) => settled.get(key));
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import type { BatchDefinition } from '../../platform/http/envelope.js';
-import type { ItemError } from '../../platform/http/item-validator.js';
+import type { BatchDefinition } from '../../platform/batch/definition.js';
+import type { ItemError } from '../../platform/schema/item-validator.js';
 import { applyLineUpdates, lockOrderLines, type LockedLine } from './order-line-updates.repository.js';
 import { OrderLineUpdateItemSchema, type OrderLineUpdateItem } from './orders.schemas.js';
 

@@ -1,18 +1,41 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { registerBatchRoute, type BatchRouteDeps } from '../../platform/http/envelope.js';
-import { parsePaging } from '../../platform/http/paging.js';
-import { ProblemSchema } from '../../platform/http/problem.js';
+import { parsePaging } from '../../platform/schema/query-params.js';
+import { AppError, ProblemSchema, errors, refusalProblems } from '../../platform/http/problem.js';
 import { CUSTOMER_HEADER_SCHEMA, PUBLIC_PROBLEMS, publicCallerOf } from '../../platform/http/public-auth.js';
 import { orderLineUpdateBatch } from './order-line-updates.service.js';
 import {
   MAX_ORDER_PAGE, ORDER_PAGE_SIZE, OrderBodySchema, OrderListQuerySchema, OrderListSchema, OrderSchema, QuoteBodySchema, QuoteSchema,
 } from './orders.schemas.js';
+import { ordersRefusals } from './orders.refusals.js';
 import { getOrder, listAccountOrders, placeOrder, type OrderDeps } from './orders.service.js';
 import { quoteBasket } from './quote.service.js';
 
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+const IDEMPOTENCY_KEY_PATH = '/headers/idempotency-key';
+
+/** The API's answer to each refusal of quotes and orders: the problem, with each detail at its JSON pointer in the request. */
+export const ordersProblems = refusalProblems(ordersRefusals, {
+  'basket-invalid': ({ problems }, message) => errors.badRequest(message, problems.map(({ path, message: text }) => ({ path, message: text }))),
+  'basket-unpriceable': ({ unknownShipTo, unknownSkus }) => {
+    const problems = [
+      ...(unknownShipTo ? [{ path: '/shipToCode', message: unknownShipTo.message }] : []),
+      ...unknownSkus.map((u) => ({ path: `/lines/${u.line}/sku`, message: u.message })),
+    ];
+    return errors.unprocessable(`The basket cannot be priced: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, problems);
+  },
+  'basket-not-orderable': ({ blockers }, message) =>
+    errors.unprocessable(message, blockers.map((b) => ({ path: b.line === undefined ? '' : `/lines/${b.line}`, message: b.message }))),
+  'account-not-active': (_, message) => new AppError('account-not-active', 403, 'Account cannot transact', message),
+  'idempotency-key-invalid': (_, message) =>
+    errors.badRequest(message, [{ path: IDEMPOTENCY_KEY_PATH, message: 'must be 1 to 255 visible ASCII characters' }]),
+  'idempotency-key-reused': (_, message) =>
+    errors.unprocessable(message, [{ path: IDEMPOTENCY_KEY_PATH, message: 'already used with another body' }]),
+  'order-not-found': (_, message) => errors.notFound(message),
+});
 
 /** Bodies are checked by the services, so every bad path is named in one 400; the schemas document them and serialise answers. */
 const noValidation = { validatorCompiler: () => (value: unknown) => ({ value }) };

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { MAX_INT4, optionalDateTime, optionalString, requiredEnum, requiredInteger, requiredString } from '../../platform/http/fields.js';
-import { nullableString, orNull } from '../../platform/http/nullable.js';
+import { MAX_INT4, optionalDateTime, optionalString, requiredEnum, requiredInteger, requiredString } from '../../platform/schema/fields.js';
+import { nullableString, orNull } from '../../platform/schema/nullable.js';
 import { LINE_STATUSES } from './orders.engine.js';
 
 /** Lines per basket (issue 13). */

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { withTransaction } from '../../platform/db/pool.js';
-import { compileItemValidator } from '../../platform/http/item-validator.js';
-import { errors } from '../../platform/http/problem.js';
+import { compileItemValidator } from '../../platform/schema/item-validator.js';
 import { accountExists } from '../customers/customers.repository.js';
+import { accountNotFound } from '../customers/customers.refusals.js';
 import type { BasketShipTo } from './basket.repository.js';
 import { enqueueErpHandoff } from './erp-handoff.job.js';
 import { lineStatus, orderStatus } from './orders.engine.js';
@@ -11,7 +11,8 @@ import {
   type NewOrderLine, type StoredOrder,
 } from './orders.repository.js';
 import { OrderBodySchema, type Order, type OrderBody } from './orders.schemas.js';
-import { parseBasket, priceBasket, totalsOf, unprocessable, type QuoteDeps } from './quote.service.js';
+import { ordersRefusals } from './orders.refusals.js';
+import { parseBasket, priceBasket, totalsOf, type QuoteDeps } from './quote.service.js';
 
 /**
  * Orders (issue 13): placed exactly as their quote prices them at that moment, stored with their
@@ -53,9 +54,7 @@ function bodyHash(body: OrderBody): Buffer {
 export function parseIdempotencyKey(header: unknown): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) {
-    throw errors.badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters.', [
-      { path: '/headers/idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
-    ]);
+    throw ordersRefusals.refuse('idempotency-key-invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {});
   }
   return header;
 }
@@ -109,8 +108,8 @@ export function orderView(order: StoredOrder): Order {
 
 /**
  * POST /orders. Inside one transaction: the Idempotency-Key's earlier answer if there is one (the
- * same body: replayed; another body: 422), else the basket priced as a quote now, refused unless
- * the account is Active (403) and the basket orderable (422 with the quote's reasons), the order
+ * same body: replayed; another body: refused), else the basket priced as a quote now, refused unless
+ * the account is Active and the basket orderable (with the quote's reasons), the order
  * and its lines stored under the next order number, the answer kept for the key, and the ERP
  * hand-off enqueued. The ERP is never called here: an ERP that is down cannot block an order.
  */
@@ -124,16 +123,14 @@ export async function placeOrder(deps: OrderDeps, accountNo: string, body: unkno
       const earlier = await claimIdempotencyKey(tx, accountNo, key);
       if (earlier !== undefined) {
         if (!earlier.body_hash.equals(hash)) {
-          throw unprocessable('This Idempotency-Key was used in the last 24 hours with another body; use a new key for a new order.', [
-            { path: '/headers/idempotency-key', message: 'already used with another body' },
-          ]);
+          throw ordersRefusals.refuse('idempotency-key-reused', 'This Idempotency-Key was used in the last 24 hours with another body; use a new key for a new order.', {});
         }
         return { body: earlier.response, orderNumber: earlier.order_number, replayed: true };
       }
     }
     const priced = await priceBasket(deps, tx, accountNo, basket, at, { forOrder: true });
     if (priced.blockers.length > 0) {
-      throw unprocessable(`The basket cannot be ordered: ${priced.blockers.map((b) => b.message).join(' ')}`, priced.blockers);
+      throw ordersRefusals.refuse('basket-not-orderable', `The basket cannot be ordered: ${priced.blockers.map((b) => b.message).join(' ')}`, { blockers: priced.blockers });
     }
     const { quote, shipping } = priced;
     if (shipping.status !== 'Quoted') throw new Error('an orderable basket has a quoted shipping');
@@ -211,15 +208,15 @@ export async function orderPlacedWithKey(deps: OrderDeps, accountNo: string, key
 export async function getOrder(deps: OrderDeps, accountNo: string, orderNumber: string): Promise<Order> {
   const order = await findOrder(deps.pool, accountNo, orderNumber);
   if (order === undefined) {
-    if (!(await accountExists(deps.pool, accountNo))) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+    if (!(await accountExists(deps.pool, accountNo))) throw accountNotFound(accountNo);
     // Another account's order reads exactly like one that does not exist.
-    throw errors.notFound(`Order ${orderNumber} does not exist.`);
+    throw ordersRefusals.refuse('order-not-found', `Order ${orderNumber} does not exist.`, { orderNumber });
   }
   return orderView(order);
 }
 
 export async function listAccountOrders(deps: OrderDeps, accountNo: string, page: number, pageSize: number): Promise<{ data: Order[]; page: number; pageSize: number; total: number }> {
-  if (!(await accountExists(deps.pool, accountNo))) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+  if (!(await accountExists(deps.pool, accountNo))) throw accountNotFound(accountNo);
   const { orders, total } = await listOrders(deps.pool, accountNo, page, pageSize);
   return { data: orders.map(orderView), page, pageSize, total };
 }

@@ -1,9 +1,9 @@
 import { roundUnits, toUnits, unitsText } from '../../platform/decimal.js';
 import { siteDay } from '../../platform/day.js';
 import type { Pool, Queryable } from '../../platform/db/pool.js';
-import { AppError, errors } from '../../platform/http/problem.js';
-import { compileItemValidator } from '../../platform/http/item-validator.js';
+import { compileItemValidator, type ItemError } from '../../platform/schema/item-validator.js';
 import { brandEntitlement } from '../catalogue/entitlement.js';
+import { accountNotFound } from '../customers/customers.refusals.js';
 import { quoteFreight, type Shipping } from '../freight/freight.engine.js';
 import { decodeStock, type Stock } from '../inventory/stock.js';
 import { pricingAccountOf } from '../pricing/pricing.engine.js';
@@ -12,6 +12,7 @@ import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo
 import type { QuotePriceCache } from './quote-price-cache.js';
 import type { TradingReferenceCache } from './reference-cache.js';
 import { findBasket, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
+import { ordersRefusals, type BasketProblem, type Blocker, type OrdersRefusals, type UnknownSku } from './orders.refusals.js';
 import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine, type Totals } from './orders.schemas.js';
 
 /**
@@ -42,29 +43,35 @@ export interface PricedBasket {
   shipTo: BasketShipTo;
   /** The quote's shipping as the engine typed it. */
   shipping: Shipping;
-  /** What stops the basket being ordered, each at the path of the request it concerns ('' for the whole basket). */
-  blockers: Array<{ path: string; message: string }>;
+  /** What stops the basket being ordered, each on the line it concerns or on the whole basket. */
+  blockers: Blocker[];
 }
 
 const validateBody = compileItemValidator(QuoteBodySchema);
 
-/** The body as a basket, or a 400 naming every bad path. */
-export function parseBasket<T extends QuoteBody>(body: unknown, validate: (value: unknown) => Array<{ path: string; message: string }> = validateBody): T {
+/** `/lines/3/quantity` → the field `lines`, line 3: the validator's pointer read once, here, so no caller parses it. */
+const TOP_FIELD = /^\/([^/]*)(?:\/(\d+))?/;
+
+function onBasket(problem: ItemError): BasketProblem {
+  const found = TOP_FIELD.exec(problem.path);
+  const field = found?.[1] ?? '';
+  return { ...problem, field, ...(field === 'lines' && found?.[2] !== undefined ? { line: Number(found[2]) } : {}) };
+}
+
+/** The body as a basket, or the `basket-invalid` refusal naming every bad path. */
+export function parseBasket<T extends QuoteBody>(body: unknown, validate: (value: unknown) => ItemError[] = validateBody): T {
   const problems = validate(body);
   if (problems.length > 0) {
-    throw errors.badRequest(`The basket is invalid at ${problems.map((p) => p.path || '(body)').join(', ')}.`, problems);
+    throw ordersRefusals.refuse('basket-invalid', `The basket is invalid at ${problems.map((p) => p.path || '(body)').join(', ')}.`, { problems: problems.map(onBasket) });
   }
   return body as T;
 }
 
-export const unprocessable = (detail: string, problems?: Array<{ path: string; message: string }>): AppError =>
-  new AppError('unprocessable', 422, 'Request cannot be processed', detail, {}, problems);
-
 const notActive = (account: BasketAccount): string =>
   `Account ${account.account_no} is ${account.status}; only an Active account can place orders.`;
 
-const accountCannotTransact = (account: BasketAccount): AppError =>
-  new AppError('account-not-active', 403, 'Account cannot transact', notActive(account));
+const accountCannotTransact = (account: BasketAccount) =>
+  ordersRefusals.refuse('account-not-active', notActive(account), { accountNo: account.account_no, status: account.status });
 
 const SCALE = 4;
 const ZERO = '0.0000';
@@ -143,26 +150,29 @@ export async function priceBasket(
   const skus = basket.lines.map((line) => line.sku);
   const rows = await findBasket(q, accountNo, basket.shipToCode, skus);
   const { account, shipTo, products } = rows;
-  if (account === undefined) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+  if (account === undefined) throw accountNotFound(accountNo);
   if (options.forOrder && account.status !== 'Active') throw accountCannotTransact(account);
 
   const restricted = new Set<string>();
   for (const p of products.values()) if (p.brand_restricted && p.brand_code !== null) restricted.add(p.brand_code);
   const mayBuy = brandEntitlement({ allowedBrands: account.allowed_brands, indentBrands: account.indent_brands }, restricted);
-  const problems: Array<{ path: string; message: string }> = [];
-  if (shipTo === undefined) problems.push({ path: '/shipToCode', message: `unknown ship-to "${basket.shipToCode}" for account ${accountNo}` });
+  const unknownShipTo: OrdersRefusals['basket-unpriceable']['unknownShipTo'] = shipTo === undefined
+    ? { shipToCode: basket.shipToCode, accountNo, message: `unknown ship-to "${basket.shipToCode}" for account ${accountNo}` }
+    : null;
+  const unknownSkus: UnknownSku[] = [];
   const found: BasketProduct[] = [];
   basket.lines.forEach((line, i) => {
     const product = products.get(line.sku);
     // Unknown, blocked and not entitled read the same, so an account cannot probe for hidden products.
     if (product === undefined || product.blocked === true || !mayBuy(product.brand_code)) {
-      problems.push({ path: `/lines/${i}/sku`, message: `unknown SKU "${line.sku}"` });
+      unknownSkus.push({ line: i, sku: line.sku, message: `unknown SKU "${line.sku}"` });
     } else {
       found.push(product);
     }
   });
-  if (problems.length > 0 || shipTo === undefined) {
-    throw unprocessable(`The basket cannot be priced: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, problems);
+  if (unknownSkus.length > 0 || shipTo === undefined) {
+    const messages = [...(unknownShipTo ? [unknownShipTo.message] : []), ...unknownSkus.map((u) => `line ${u.line + 1}: ${u.message}`)];
+    throw ordersRefusals.refuse('basket-unpriceable', `The basket cannot be priced: ${messages.join('; ')}.`, { unknownShipTo, unknownSkus });
   }
 
   const taxAccount: TaxAccount = { taxLiable: account.tax_liable, taxAreaCode: account.tax_area_code, gstBusinessPostingGroup: account.gst_business_posting_group };
@@ -180,8 +190,8 @@ export async function priceBasket(
   const taxOf = taxResolver({ account: taxAccount, shipTo: taxShipTo, day, data: taxData });
   const priceOf = deps.prices.pricer(pricingAccountOf(account), ruleSet, at);
   const stock = new StockLedger();
-  const blockers: Array<{ path: string; message: string }> = [];
-  if (account.status !== 'Active') blockers.push({ path: '', message: notActive(account) });
+  const blockers: Blocker[] = [];
+  if (account.status !== 'Active') blockers.push({ message: notActive(account) });
 
   let net = 0n;
   let tax = 0n;
@@ -193,7 +203,7 @@ export async function priceBasket(
     const price = priceOf(pricingProduct, line.quantity);
     const lineUnits = price.unitPrice === null ? null : toUnits(price.unitPrice, SCALE) * BigInt(line.quantity);
     const lineAmount = lineUnits === null ? null : money(lineUnits);
-    if (lineAmount === null) blockers.push({ path: `/lines/${i}`, message: `Line ${i + 1} (SKU ${line.sku}) has no price for account ${account.account_no}.` });
+    if (lineAmount === null) blockers.push({ line: i, message: `Line ${i + 1} (SKU ${line.sku}) has no price for account ${account.account_no}.` });
     const lineTax = lineAmount === null
       ? UNPRICED_TAX
       : taxOf({ sku: product.sku, taxGroupCode: product.tax_group_code, gstProductPostingGroup: product.gst_product_posting_group }, lineAmount);
@@ -229,7 +239,7 @@ export async function priceBasket(
     at,
     data: freightData,
   });
-  if (shipping.status !== 'Quoted') blockers.push({ path: '', message: `Shipping is ${shipping.status}: ${shipping.reason}` });
+  if (shipping.status !== 'Quoted') blockers.push({ message: `Shipping is ${shipping.status}: ${shipping.reason}` });
   const freight = shipping.status === 'Quoted' ? toUnits(shipping.amount, SCALE) : 0n;
 
   const quote: Quote = {

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import {
   MAX_INT4, optionalBoolean, optionalDateTime, optionalDecimal, optionalInteger, optionalString, requiredEnum, requiredString,
-} from '../../platform/http/fields.js';
+} from '../../platform/schema/fields.js';
 
 /** Enumerated literals of decisions §2; case-sensitive. */
 export const SOURCE_TYPES = ['AllCustomers', 'Customer', 'CustomerPriceGroup', 'CustomerDiscountGroup'] as const;

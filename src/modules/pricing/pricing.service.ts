@@ -1,6 +1,6 @@
 import { Dec } from '../../platform/decimal.js';
-import type { BatchDefinition } from '../../platform/http/envelope.js';
-import type { ItemError } from '../../platform/http/item-validator.js';
+import type { BatchDefinition } from '../../platform/batch/definition.js';
+import type { ItemError } from '../../platform/schema/item-validator.js';
 import { upsertPriceRules } from './pricing.repository.js';
 import { MAX_DISCOUNT_PERCENT, PriceRuleItemSchema, TARGET_FIELDS, type PriceRuleItem } from './pricing.schemas.js';
 

@@ -1,10 +1,10 @@
-import { textProblem } from '../../platform/http/formats.js';
-import { QueryParams, readPaging } from '../../platform/http/paging.js';
+import { textProblem } from '../../platform/schema/formats.js';
+import { QueryParams, readPaging } from '../../platform/schema/query-params.js';
 
 /**
  * The search and suggest query strings, read as decisions §5 and issue 12 describe them: unknown
  * parameters ignored, a filter that may repeat (`colour=Red&colour=Blue`), and a bad `page`,
- * `pageSize` or `top` answered with a 400 problem naming it, never silently capped. The query text
+ * `pageSize` or `top` refused naming it, never silently capped. The query text
  * is only ever data: `searchWords` turns it into words that reach SQL as parameters.
  */
 
@@ -12,7 +12,7 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_TOP = 50;
 export const DEFAULT_TOP = 8;
-/** Characters of `q`; a longer query is a 400, not a truncated search. */
+/** Characters of `q`; a longer query is refused, not a truncated search. */
 export const MAX_QUERY_LENGTH = 1000;
 /** Words of `q` that take part in matching; the rest are dropped (a query is not a document). */
 export const MAX_QUERY_WORDS = 32;
@@ -46,7 +46,7 @@ function queryText(params: QueryParams): string {
   return q.trim();
 }
 
-/** `GET /search`'s parameters, or a 400 naming every bad one. */
+/** `GET /search`'s parameters, or the refusal naming every bad one. */
 export function parseSearchParams(query: Query): SearchParams {
   const params = new QueryParams(query);
   const q = queryText(params);
@@ -58,7 +58,7 @@ export function parseSearchParams(query: Query): SearchParams {
     const values = (Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === 'string');
     values.forEach((value, i) => {
       const problem = textProblem(value);
-      if (problem) params.problem(Array.isArray(raw) ? `${name}/${i}` : name, problem);
+      if (problem) params.problem(name, problem, Array.isArray(raw) ? i : undefined);
     });
     const kept = [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
     if (kept.length > 0) filters[name] = kept;
@@ -67,7 +67,7 @@ export function parseSearchParams(query: Query): SearchParams {
   return { q, filters, page, pageSize };
 }
 
-/** `GET /suggest`'s parameters, or a 400 naming every bad one. */
+/** `GET /suggest`'s parameters, or the refusal naming every bad one. */
 export function parseSuggestParams(query: Query): SuggestParams {
   const params = new QueryParams(query);
   const q = queryText(params);
@@ -83,7 +83,7 @@ export interface BrowseParams {
   pageSize: number;
 }
 
-/** `GET /products`' parameters, or a 400 naming every bad one. */
+/** `GET /products`' parameters, or the refusal naming every bad one. */
 export function parseBrowseParams(query: Query): BrowseParams {
   const params = new QueryParams(query);
   const raw = params.text('category');

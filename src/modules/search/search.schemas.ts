@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { nullableString } from '../../platform/http/nullable.js';
+import { nullableString } from '../../platform/schema/nullable.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_TOP, MAX_PAGE, MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_TOP } from './search.params.js';
 import { MAX_FACET_VALUES } from './search.queries.js';
 

@@ -1,5 +1,5 @@
 import type { Pool } from '../../platform/db/pool.js';
-import { errors } from '../../platform/http/problem.js';
+import { accountNotFound } from '../customers/customers.refusals.js';
 import { buildDocuments } from './search.documents.js';
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
@@ -10,7 +10,7 @@ import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.s
 
 /**
  * Search, suggest and browse for one account (decisions §5): the account's context first (its lists,
- * the index version; a 404 when it does not exist, as in the lookup), then one statement with the
+ * the index version; refused when it does not exist, as in the lookup), then one statement with the
  * customer rules inside it, unless a kept answer for that context serves.
  */
 
@@ -23,10 +23,10 @@ export interface SearchDeps {
 /** Words shorter than this take no part in a suggestion: one letter is inside nearly everything. */
 export const MIN_SUGGEST_WORD_LENGTH = 2;
 
-/** The account's context (`searchContext`), or a 404 when the account does not exist. */
+/** The account's context (`searchContext`); refused when the account does not exist. */
 async function contextOf(deps: SearchDeps, accountNo: string): Promise<SearchContext> {
   const context = await searchContext(deps.pool, accountNo);
-  if (context === undefined) throw errors.notFound(`Customer ${accountNo} does not exist.`);
+  if (context === undefined) throw accountNotFound(accountNo);
   return context;
 }
 

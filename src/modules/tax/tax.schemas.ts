@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { optionalDate, optionalString, requiredDecimal, requiredString } from '../../platform/http/fields.js';
+import { optionalDate, optionalString, requiredDecimal, requiredString } from '../../platform/schema/fields.js';
 
 /** A code that names a jurisdiction: tax_jurisdictions.code and the area links share its length. */
 export const JURISDICTION_CODE_LENGTH = 20;

@@ -1,5 +1,5 @@
-import type { BatchDefinition, ResultItem } from '../../platform/http/envelope.js';
-import type { ItemError } from '../../platform/http/item-validator.js';
+import type { BatchDefinition, ResultItem } from '../../platform/batch/definition.js';
+import type { ItemError } from '../../platform/schema/item-validator.js';
 import { upsertAreas, upsertGstPostingRates, upsertJurisdictions } from './tax.repository.js';
 import {
   AreaItemSchema, GstPostingRatesItemSchema, JurisdictionItemSchema,

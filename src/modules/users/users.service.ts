@@ -7,20 +7,16 @@ import {
 } from './users.repository.js';
 import { deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession } from './sessions.repository.js';
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
+import { linkUnusable, passwordInvalid, type LinkState } from './users.refusals.js';
 
-export type { FieldError, LinkedAccount };
-
-/** Why a mailed link (invitation or reset) cannot be used; the pages say each in words. */
-export type LinkState = 'unknown' | 'expired' | 'used';
+export type { FieldError, LinkedAccount, LinkState };
 
 export type Invitation =
   | { state: 'valid'; email: string; accountNo: string; accountName: string }
   | { state: LinkState };
 
-export type PasswordChange =
-  | { outcome: 'changed'; userId: string; accountNo?: string }
-  | { outcome: 'invalid'; errors: FieldError[] }
-  | { outcome: 'refused'; state: LinkState };
+/** A password set from a mailed link; otherwise the `password-invalid` or `link-unusable` refusal (users.refusals.ts). */
+export interface PasswordChange { userId: string; accountNo?: string }
 
 export interface SessionLifetimes { idleMinutes: number; maxAgeMinutes: number }
 
@@ -56,18 +52,18 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
     // The password may not contain the invitee's email: read it first (the transaction checks the link again).
     const invited = isTokenShaped(token) ? await findInvitation(pool, tokenHash(token)) : undefined;
     const errors = checkNewPassword(password, confirmation, { email: invited?.email });
-    if (errors.length > 0) return { outcome: 'invalid', errors };
-    if (!isTokenShaped(token)) return { outcome: 'refused', state: 'unknown' };
+    if (errors.length > 0) throw passwordInvalid(errors);
+    if (!isTokenShaped(token)) throw linkUnusable('unknown');
     // Hashed before the transaction: the row lock is not held for the hash's 20-odd milliseconds.
     const passwordHash = await hashPassword(password);
     return withTransaction(pool, async (tx): Promise<PasswordChange> => {
       const row = await findInvitation(tx, tokenHash(token), true);
-      if (!row || !row.user_id) return { outcome: 'refused', state: 'unknown' };
-      if (row.accepted) return { outcome: 'refused', state: 'used' };
-      if (row.expired) return { outcome: 'refused', state: 'expired' };
+      if (!row || !row.user_id) throw linkUnusable('unknown');
+      if (row.accepted) throw linkUnusable('used');
+      if (row.expired) throw linkUnusable('expired');
       await setPassword(tx, row.user_id, passwordHash);
       await markInvitationAccepted(tx, row.request_id);
-      return { outcome: 'changed', userId: row.user_id, accountNo: row.account_no };
+      return { userId: row.user_id, accountNo: row.account_no };
     });
   }
 
@@ -100,17 +96,17 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
   async function resetPassword(token: string, password: string, confirmation: string): Promise<PasswordChange> {
     const reset = isTokenShaped(token) ? await findPasswordReset(pool, tokenHash(token)) : undefined;
     const errors = checkNewPassword(password, confirmation, { email: reset?.email });
-    if (errors.length > 0) return { outcome: 'invalid', errors };
-    if (!isTokenShaped(token)) return { outcome: 'refused', state: 'unknown' };
+    if (errors.length > 0) throw passwordInvalid(errors);
+    if (!isTokenShaped(token)) throw linkUnusable('unknown');
     const passwordHash = await hashPassword(password);
     return withTransaction(pool, async (tx): Promise<PasswordChange> => {
       const row = await findPasswordReset(tx, tokenHash(token), true);
-      if (!row) return { outcome: 'refused', state: 'unknown' };
-      if (row.used) return { outcome: 'refused', state: 'used' };
-      if (row.expired) return { outcome: 'refused', state: 'expired' };
+      if (!row) throw linkUnusable('unknown');
+      if (row.used) throw linkUnusable('used');
+      if (row.expired) throw linkUnusable('expired');
       await setPassword(tx, row.user_id, passwordHash);
       await markResetsUsed(tx, row.user_id);
-      return { outcome: 'changed', userId: row.user_id };
+      return { userId: row.user_id };
     });
   }
 

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { isDatabaseUnavailable } from '../db/pool.js';
+import { Refusal, type RefusalDomain } from '../refusal.js';
+import { queryRefusals } from '../schema/query-params.js';
 
 /** RFC 9457 problem details, plus the request's correlation id. */
 export const ProblemSchema = Type.Object(
@@ -47,6 +49,8 @@ export const errors = {
   forbidden: (detail: string, challenge: string) =>
     new AppError('forbidden', 403, 'Forbidden', detail, { 'www-authenticate': challenge }),
   notFound: (detail: string) => new AppError('not-found', 404, 'Not found', detail),
+  unprocessable: (detail: string, errs?: Array<{ path: string; message: string }>) =>
+    new AppError('unprocessable', 422, 'Request cannot be processed', detail, {}, errs),
   databaseUnavailable: () =>
     new AppError(
       'database-unavailable', 503, 'Service unavailable',
@@ -80,6 +84,42 @@ export const errors = {
     ),
 };
 
+/**
+ * How the API answers each refusal of one module (platform/refusal.ts): code → the problem, built
+ * from the refusal's typed details and its words. Each module keeps its table beside its routes;
+ * src/app.ts hands them all to `installProblemHandlers`.
+ */
+export type ProblemTable<Codes> = { readonly [C in keyof Codes & string]: (details: Codes[C], message: string) => AppError };
+
+export interface RefusalProblems {
+  readonly domain: string;
+  problemOf(refusal: Refusal): AppError;
+}
+
+export function refusalProblems<Codes>(domain: RefusalDomain<Codes>, table: ProblemTable<NoInfer<Codes>>): RefusalProblems {
+  return {
+    domain: domain.name,
+    problemOf(refusal) {
+      const problem = table[refusal.code as keyof Codes & string] as (details: unknown, message: string) => AppError;
+      const error = problem(refusal.details, refusal.message);
+      error.cause = refusal;
+      return error;
+    },
+  };
+}
+
+/** The query-string refusals every list shares (platform/schema/query-params.ts). */
+export const queryProblems = refusalProblems(queryRefusals, {
+  'invalid-parameters': ({ problems }, message) =>
+    errors.badRequest(message, problems.map((p) => ({ path: `/${p.parameter}${p.index === undefined ? '' : `/${p.index}`}`, message: p.message }))),
+});
+
+/** The problem the API answers for a refusal, or undefined when no table knows its module. */
+export function problemOfRefusal(refusal: Refusal, tables: readonly RefusalProblems[]): AppError | undefined {
+  if (refusal.domain === queryProblems.domain) return queryProblems.problemOf(refusal);
+  return tables.find((t) => t.domain === refusal.domain)?.problemOf(refusal);
+}
+
 const FRAMEWORK_CODES: Record<string, { code: string; title: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid-json', title: 'Body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid-json', title: 'Body is not valid JSON' },
@@ -101,8 +141,12 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   return reply.code(error.status).headers(error.headers).type('application/problem+json; charset=utf-8').send(problem);
 }
 
-function toAppError(error: FastifyError | AppError | Error): AppError {
+function toAppError(error: FastifyError | AppError | Error, refusals: readonly RefusalProblems[]): AppError {
   if (error instanceof AppError) return error;
+  if (error instanceof Refusal) {
+    const problem = problemOfRefusal(error, refusals);
+    if (problem) return problem;
+  }
   const fe = error as FastifyError;
   if (fe.validation) {
     const errs = fe.validation.map((v) => ({ path: v.instancePath || '', message: v.message ?? 'is invalid' }));
@@ -127,6 +171,8 @@ export interface ProblemHandlerOptions {
    * it to the problem+json answer. Platform code does not know the portal; app.ts hands it in.
    */
   notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+  /** Each module's answers to its refusals; a refusal no table knows is a 500 (a bug, logged with its stack). */
+  refusals?: readonly RefusalProblems[];
 }
 
 export function installProblemHandlers(app: FastifyInstance, options: ProblemHandlerOptions = {}): void {
@@ -145,7 +191,7 @@ export function installProblemHandlers(app: FastifyInstance, options: ProblemHan
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, options.refusals ?? []);
     // Refusals made on purpose under load are not failures: one warning line each, no stack (an
     // overloaded process logging a stack per shed request would only be busier).
     if (appError.code === 'busy' || appError.code === 'overloaded') request.log.warn({ code: appError.code }, 'request refused under load');

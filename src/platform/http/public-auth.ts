@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { textProblem } from './formats.js';
+import { textProblem } from '../schema/formats.js';
 import { AppError, errors, ProblemSchema } from './problem.js';
 import { installRateLimit, type RateLimitPolicy, type RateLimiter } from './rate-limit.js';
 
@@ -25,30 +25,9 @@ export const CUSTOMER_HEADER_SCHEMA = {
   properties: { [CUSTOMER_HEADER]: { type: 'string', description: 'The account to act for; required with an integrator key, ignored with a customer key' } },
 };
 
-export type ApiKeyKind = 'integrator' | 'customer';
+import type { ApiKeyAuthenticator, ApiKeyKind, AuthenticatedApiKey } from '../auth/api-keys.js';
 
-/** A key that verified: what the public scope needs to know about its caller. */
-export interface AuthenticatedApiKey {
-  keyId: string;
-  /** `pwk_<lookup id>`: safe to log. */
-  prefix: string;
-  kind: ApiKeyKind;
-  /** The bound account of a customer key; null for an integrator key. */
-  accountNo: string | null;
-  rateLimit: RateLimitPolicy;
-}
-
-export type ApiKeyCheck =
-  | { ok: true; key: AuthenticatedApiKey }
-  /** `reason` is logged, never answered; `missing` (nothing sent) is the only one the caller is told apart. */
-  | { ok: false; reason: string; prefix?: string };
-
-export interface ApiKeyAuthenticator {
-  /** Checks the presented `X-API-Key` value (undefined when not sent). */
-  verify(presented: string | undefined): Promise<ApiKeyCheck>;
-  /** Whether `X-Customer-No` names an account the service knows (a readable, non-blank value). */
-  customerExists(accountNo: string): Promise<boolean>;
-}
+export type { ApiKeyAuthenticator, ApiKeyCheck, ApiKeyKind, AuthenticatedApiKey } from '../auth/api-keys.js';
 
 export interface PublicCaller {
   keyId: string;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { DEFAULT_RATE_LIMIT, type RateLimitPolicy } from '../auth/api-keys.js';
 import { AppError } from './problem.js';
 
 /**
@@ -13,9 +14,8 @@ import { AppError } from './problem.js';
  *   RateLimit-Policy: "default";q=600;w=60
  *   RateLimit: "default";r=<remaining>;t=<seconds until the window resets>
  */
-export interface RateLimitPolicy { limit: number; windowS: number }
+export { DEFAULT_RATE_LIMIT, type RateLimitPolicy };
 
-export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPolicy> = Object.freeze({ limit: 600, windowS: 60 });
 /** The policy name in the header fields: one policy per key, so one name. */
 export const POLICY_NAME = 'default';
 

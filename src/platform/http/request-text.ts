@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { textProblem } from './formats.js';
+import { textProblem } from '../schema/formats.js';
 import { AppError } from './problem.js';
 
 /**

@@ -5,7 +5,8 @@ import {
   type BasketOwner,
 } from '../../../src/modules/baskets/baskets.service.js';
 import { withTransaction } from '../../../src/platform/db/pool.js';
-import type { AppError } from '../../../src/platform/http/problem.js';
+import { basketsRefusals, type BasketsRefusals } from '../../../src/modules/baskets/baskets.refusals.js';
+import type { RefusalOf } from '../../../src/platform/refusal.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { seedUser } from '../../portal/portal-helpers.js';
 
@@ -22,11 +23,12 @@ describe('baskets (one per user and account, in PostgreSQL)', () => {
     return { userId, accountNo: 'B100' };
   };
   const lines = async (o: BasketOwner) => (await readBasket(t.pool, o)).lines.map((l) => `${l.quantity}×${l.sku}`);
-  const refusal = async (work: Promise<unknown>): Promise<AppError> => {
+  const refusal = async (work: Promise<unknown>): Promise<RefusalOf<BasketsRefusals>> => {
     try {
       await work;
     } catch (error) {
-      return error as AppError;
+      assert.ok(basketsRefusals.is(error), String(error));
+      return error;
     }
     assert.fail('expected a refusal');
   };
@@ -74,9 +76,9 @@ describe('baskets (one per user and account, in PostgreSQL)', () => {
     const error = await refusal(addToBasket(t.pool, o, [
       { sku: 'OK', quantity: 2 }, { sku: 'ZERO', quantity: 0 }, { sku: 'HALF', quantity: 1.5 }, { sku: 'NEG', quantity: -1 }, { sku: 'HUGE', quantity: MAX_LINE_QUANTITY + 1 },
     ]));
-    assert.equal(error.status, 422);
-    assert.deepEqual(error.errors?.map((p) => p.path), ['/lines/1/quantity', '/lines/2/quantity', '/lines/3/quantity', '/lines/4/quantity']);
-    assert.match(error.errors?.[0]?.message ?? '', /quantity of ZERO must be a whole number from 1/);
+    assert.ok(error.code === 'quantities-invalid', error.code);
+    assert.deepEqual(error.details.lines.map((p) => p.line), [1, 2, 3, 4]);
+    assert.match(error.details.lines[0]?.message ?? '', /quantity of ZERO must be a whole number from 1/);
     assert.deepEqual(await lines(o), ['1×KEEP']);
   });
 
@@ -84,14 +86,15 @@ describe('baskets (one per user and account, in PostgreSQL)', () => {
     const o = await owner();
     await addToBasket(t.pool, o, [{ sku: 'BIG', quantity: MAX_LINE_QUANTITY - 1 }]);
     const error = await refusal(addToBasket(t.pool, o, [{ sku: 'NEW', quantity: 1 }, { sku: 'BIG', quantity: 2 }]));
-    assert.deepEqual(error.errors?.map((p) => p.path), ['/lines/1/quantity']);
-    assert.match(error.errors?.[0]?.message ?? '', /BIG would have 2,147,483,648 in the basket/);
+    assert.ok(error.code === 'basket-limits', error.code);
+    assert.deepEqual(error.details.lines.map((p) => p.line), [1]);
+    assert.match(error.details.lines[0]?.message ?? '', /BIG would have 2,147,483,648 in the basket/);
     assert.deepEqual(await lines(o), [`${MAX_LINE_QUANTITY - 1}×BIG`], 'nothing of the refused batch is stored');
 
     const full = Array.from({ length: MAX_BASKET_LINES - 2 }, (_, i) => ({ sku: `L-${i}`, quantity: 1 }));
     await addToBasket(t.pool, o, full);
     const tooMany = await refusal(addToBasket(t.pool, o, [{ sku: 'L-0', quantity: 1 }, { sku: 'ONE-MORE', quantity: 1 }, { sku: 'TWO-MORE', quantity: 1 }]));
-    assert.deepEqual(tooMany.errors, [{ path: '/lines', message: `the basket would have ${MAX_BASKET_LINES + 1} lines; it holds at most ${MAX_BASKET_LINES}` }]);
+    assert.deepEqual(tooMany.details, { lines: [], basket: `the basket would have ${MAX_BASKET_LINES + 1} lines; it holds at most ${MAX_BASKET_LINES}` });
     const exact = await addToBasket(t.pool, o, [{ sku: 'L-0', quantity: 1 }, { sku: 'LAST', quantity: 1 }]);
     assert.equal(exact.lines.length, MAX_BASKET_LINES);
   });
@@ -104,7 +107,8 @@ describe('baskets (one per user and account, in PostgreSQL)', () => {
     await removeFromBasket(t.pool, o, 'A');
     assert.deepEqual(await lines(o), ['3×C']);
     const error = await refusal(setBasketQuantities(t.pool, o, [{ sku: 'C', quantity: -2 }]));
-    assert.deepEqual(error.errors?.map((p) => p.path), ['/lines/0/quantity']);
+    assert.ok(error.code === 'quantities-invalid', error.code);
+    assert.deepEqual(error.details.lines.map((p) => p.line), [0]);
     assert.deepEqual(await lines(o), ['3×C']);
   });
 
@@ -115,7 +119,7 @@ describe('baskets (one per user and account, in PostgreSQL)', () => {
     await setBasketCheckout(t.pool, o, { shipToCode: 'MAIN', customerReference: '   ' });
     assert.equal((await readBasket(t.pool, o)).customerReference, null);
     const error = await refusal(setBasketCheckout(t.pool, o, { shipToCode: 'MAIN', customerReference: 'x'.repeat(36) }));
-    assert.deepEqual(error.errors?.map((p) => p.path), ['/customerReference']);
+    assert.deepEqual([error.code, error.details], ['customer-reference-too-long', { maximum: 35 }]);
     assert.equal((await readBasket(t.pool, o)).customerReference, null);
   });
 

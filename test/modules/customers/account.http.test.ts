@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../../src/modules/api-keys/api-keys.service.js';
 import { accountOverview } from '../../../src/modules/customers/account.service.js';
-import { AppError } from '../../../src/platform/http/problem.js';
+import { problemOfRefusal } from '../../../src/platform/http/problem.js';
+import { Refusal } from '../../../src/platform/refusal.js';
+import { customersProblems } from '../../../src/modules/customers/account.routes.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 import { FULL_ACCOUNT as ACTIVE_ACCOUNT, FULL_SHIP_TO } from './customer-fixture.js';
 
@@ -164,7 +166,7 @@ describe('GET /api/public/v1/account', () => {
       // The service refuses it too, whoever calls it: the scope's own check is cached, and skipped for customer keys.
       await assert.rejects(
         accountOverview({ pool: t.pool, currency: 'NZD', siteTimeZone: 'UTC', now: () => NOW }, 'NOBODY'),
-        (error: unknown) => error instanceof AppError && error.status === 404,
+        (error: unknown) => error instanceof Refusal && problemOfRefusal(error, [customersProblems])?.status === 404,
       );
     });
 

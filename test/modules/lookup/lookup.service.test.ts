@@ -6,8 +6,14 @@ import { findLookupBatch } from '../../../src/modules/lookup/lookup.repository.j
 import { PRICES_KEPT_PER_PRODUCT, lookupProducts, parseLookupKeys } from '../../../src/modules/lookup/lookup.service.js';
 import { LookupProductCache } from '../../../src/modules/lookup/product-cache.js';
 import { PriceRuleCache } from '../../../src/modules/pricing/rule-cache.js';
-import { AppError } from '../../../src/platform/http/problem.js';
+import { problemOfRefusal } from '../../../src/platform/http/problem.js';
+import { Refusal } from '../../../src/platform/refusal.js';
+import { lookupProblems } from '../../../src/modules/lookup/lookup.routes.js';
+import { customersProblems } from '../../../src/modules/customers/account.routes.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
+
+/** The problem the API answers for a refusal of the lookup. */
+const apiProblem = (error: unknown) => (error instanceof Refusal ? problemOfRefusal(error, [lookupProblems, customersProblems]) : undefined);
 
 /** EAN-13 with its check digit appended. */
 function ean13(body12: string): string {
@@ -30,9 +36,10 @@ describe('lookup keys', () => {
     try {
       parseLookupKeys(body, kind);
     } catch (error) {
-      assert.ok(error instanceof AppError);
-      assert.equal(error.status, 400);
-      return error.errors;
+      const problem = apiProblem(error);
+      assert.ok(problem, String(error));
+      assert.equal(problem.status, 400);
+      return problem.errors;
     }
     assert.fail('expected a 400');
   };
@@ -235,6 +242,6 @@ describe('lookupProducts on the database', () => {
   });
 
   it('answers 404 for an account that does not exist', async () => {
-    await assert.rejects(lookupProducts(deps(), 'NOBODY', 'sku', ['A-1']), (e: unknown) => e instanceof AppError && e.status === 404);
+    await assert.rejects(lookupProducts(deps(), 'NOBODY', 'sku', ['A-1']), (e: unknown) => apiProblem(e)?.status === 404);
   });
 });

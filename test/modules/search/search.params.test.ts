@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../../src/platform/http/problem.js';
+import { problemOfRefusal } from '../../../src/platform/http/problem.js';
+import { Refusal } from '../../../src/platform/refusal.js';
 import {
   DEFAULT_PAGE_SIZE, DEFAULT_TOP, MAX_QUERY_WORDS, parseSearchParams, parseSuggestParams, searchWords,
 } from '../../../src/modules/search/search.params.js';
@@ -10,9 +11,11 @@ function refusedPaths(call: () => unknown): string[] {
   try {
     call();
   } catch (error) {
-    assert.ok(error instanceof AppError, String(error));
-    assert.equal(error.status, 400);
-    return (error.errors ?? []).map((e) => e.path);
+    assert.ok(error instanceof Refusal, String(error));
+    // As the API answers it.
+    const problem = problemOfRefusal(error, []);
+    assert.equal(problem?.status, 400);
+    return (problem?.errors ?? []).map((e) => e.path);
   }
   assert.fail('expected a 400');
 }

@@ -1,13 +1,22 @@
-import { errors } from './problem.js';
+import { refusalDomain } from '../refusal.js';
+
+/** One bad query parameter: its name, the position of the value when it was given several times on purpose (a filter), and why. */
+export interface QueryProblem { parameter: string; index?: number; message: string }
+
+export interface QueryRefusals {
+  'invalid-parameters': { problems: QueryProblem[] };
+}
+
+export const queryRefusals = refusalDomain<QueryRefusals>('query');
 
 /**
  * Query-string parameters read the way every list reads them: unknown parameters ignored, an
- * empty value is the default, a parameter given twice or out of range is a 400 naming each bad
+ * empty value is the default, a parameter given twice or out of range is refused naming each bad
  * one (never silently corrected or capped).
  */
 export class QueryParams {
   readonly #query: Record<string, unknown>;
-  readonly #problems: Array<{ path: string; message: string }> = [];
+  readonly #problems: QueryProblem[] = [];
 
   constructor(query: Record<string, unknown>) {
     this.#query = query;
@@ -18,7 +27,7 @@ export class QueryParams {
     const value = this.#query[name];
     if (value === undefined) return undefined;
     if (typeof value !== 'string') {
-      this.#problems.push({ path: `/${name}`, message: 'must be given once' });
+      this.#problems.push({ parameter: name, message: 'must be given once' });
       return undefined;
     }
     return value;
@@ -45,15 +54,17 @@ export class QueryParams {
     return null;
   }
 
-  problem(name: string, message: string): void {
-    this.#problems.push({ path: `/${name}`, message });
+  /** A problem of the parameter `name`, or of its `index`th value when it may repeat. */
+  problem(name: string, message: string, index?: number): void {
+    this.#problems.push({ parameter: name, ...(index === undefined ? {} : { index }), message });
   }
 
-  /** Throws the 400 naming every bad parameter read so far, if any. */
+  /** Throws the `invalid-parameters` refusal naming every bad parameter read so far, if any. */
   check(): void {
     const problems = this.#problems;
     if (problems.length > 0) {
-      throw errors.badRequest(`Invalid query parameter${problems.length === 1 ? '' : 's'}: ${problems.map((p) => p.path.slice(1)).join(', ')}.`, problems);
+      const names = problems.map((p) => (p.index === undefined ? p.parameter : `${p.parameter}/${p.index}`));
+      throw queryRefusals.refuse('invalid-parameters', `Invalid query parameter${problems.length === 1 ? '' : 's'}: ${names.join(', ')}.`, { problems });
     }
   }
 }
@@ -65,7 +76,7 @@ export function readPaging(params: QueryParams, limits: { defaultSize: number; m
   return { page: params.integer('page', 1, limits.maxPage), pageSize: params.integer('pageSize', limits.defaultSize, limits.maxSize) };
 }
 
-/** A list's `page` and `pageSize`, or the 400. */
+/** A list's `page` and `pageSize`, or the `invalid-parameters` refusal. */
 export function parsePaging(query: Record<string, unknown>, limits: { defaultSize: number; maxSize: number; maxPage: number }): Paging {
   const params = new QueryParams(query);
   const paging = readPaging(params, limits);

@@ -1,0 +1,115 @@
+import type { Refusal } from '../platform/refusal.js';
+import { queryRefusals, type QueryProblem } from '../platform/schema/query-params.js';
+import { basketsRefusals } from '../modules/baskets/baskets.refusals.js';
+import { customersRefusals } from '../modules/customers/customers.refusals.js';
+import { lookupRefusals } from '../modules/lookup/lookup.refusals.js';
+import { ordersRefusals, type OrdersRefusals } from '../modules/orders/orders.refusals.js';
+import { usersRefusals, type LinkState } from '../modules/users/users.refusals.js';
+import type { FieldError } from './render.js';
+
+/**
+ * The portal's one reading of the services' refusals (platform/refusal.ts): each becomes a message
+ * on the form field or basket line its details name, and a status for the page that says so. The
+ * API's problems (status, JSON pointers) are never consulted: pages and the API word the same
+ * refusal each in their own way.
+ */
+
+/** How a page answers a refusal no page route words itself (portalErrorPage). */
+export interface RefusalPage { page: 'notFound' | 'badForm'; status: number }
+
+const ORDER_PAGE_STATUS: Record<keyof OrdersRefusals, number> = {
+  'basket-invalid': 400,
+  'basket-unpriceable': 422,
+  'basket-not-orderable': 422,
+  'account-not-active': 403,
+  'idempotency-key-invalid': 400,
+  'idempotency-key-reused': 422,
+  'order-not-found': 404,
+};
+
+/** Whether the refusal says that what was asked for does not exist (for this account): the not-found page. */
+export function isNotFound(error: unknown): boolean {
+  return customersRefusals.is(error) || (ordersRefusals.is(error) && error.code === 'order-not-found');
+}
+
+/** The page for a refusal that reached the portal's error handler. */
+export function refusalPage(error: Refusal): RefusalPage {
+  if (isNotFound(error)) return { page: 'notFound', status: 404 };
+  if (ordersRefusals.is(error)) return { page: 'badForm', status: ORDER_PAGE_STATUS[error.code] };
+  if (basketsRefusals.is(error)) return { page: 'badForm', status: 422 };
+  if (usersRefusals.is(error)) return { page: 'badForm', status: 400 };
+  // Query strings, lookup keys, and a module's refusal the portal has not learnt: the request is what was wrong.
+  return { page: 'badForm', status: queryRefusals.is(error) || lookupRefusals.is(error) ? 400 : 422 };
+}
+
+/** The lines of a basket change (by index in the change) that a basket refused, and `line` absent for the basket as a whole. */
+export function basketChangeProblems(error: unknown): Array<{ line?: number; message: string }> | undefined {
+  if (!basketsRefusals.is(error)) return undefined;
+  switch (error.code) {
+    case 'quantities-invalid': return error.details.lines.map(({ line, message }) => ({ line, message }));
+    case 'basket-limits': return [
+      ...error.details.lines.map(({ line, message }) => ({ line, message })),
+      ...(error.details.basket === null ? [] : [{ message: error.details.basket }]),
+    ];
+    case 'customer-reference-too-long': return [{ message: `at most ${error.details.maximum} characters` }];
+  }
+}
+
+/** The indexes of the quote's lines whose SKU the account may no longer buy, when that (or the ship-to) is why the basket could not be priced. */
+export function unpriceableLines(error: unknown): number[] | undefined {
+  if (!ordersRefusals.is(error) || error.code !== 'basket-unpriceable') return undefined;
+  return error.details.unknownSkus.map((u) => u.line);
+}
+
+/** Whether the order was refused because its Idempotency-Key already placed an order from another body. */
+export function isKeyReused(error: unknown): boolean {
+  return ordersRefusals.is(error) && error.code === 'idempotency-key-reused';
+}
+
+const lineField = (line: number): string => `line-${line}`;
+
+/**
+ * A refused order on the basket page: each problem on the line it concerns (`line-<i>`), on the
+ * ship-to or purchase-order field, or with the reasons; undefined for anything that is not a refusal of an order.
+ */
+export function orderRefusal(error: unknown): { status: number; errors: FieldError[] } | undefined {
+  if (customersRefusals.is(error)) return { status: 404, errors: [{ field: 'reasons', message: error.message }] };
+  if (!ordersRefusals.is(error)) return undefined;
+  const status = ORDER_PAGE_STATUS[error.code];
+  switch (error.code) {
+    case 'basket-invalid': return {
+      status,
+      errors: error.details.problems.map((p) => ({
+        field: p.line !== undefined ? lineField(p.line) : p.field === 'shipToCode' || p.field === 'customerReference' ? p.field : 'reasons',
+        message: p.message,
+      })),
+    };
+    case 'basket-unpriceable': return {
+      status,
+      errors: [
+        ...(error.details.unknownShipTo ? [{ field: 'shipToCode', message: error.details.unknownShipTo.message }] : []),
+        ...error.details.unknownSkus.map((u) => ({ field: lineField(u.line), message: u.message })),
+      ],
+    };
+    case 'basket-not-orderable': return {
+      status,
+      errors: error.details.blockers.map((b) => ({ field: b.line === undefined ? 'reasons' : lineField(b.line), message: b.message })),
+    };
+    case 'idempotency-key-invalid': return { status, errors: [{ field: 'reasons', message: 'must be 1 to 255 visible ASCII characters' }] };
+    case 'idempotency-key-reused': return { status, errors: [{ field: 'reasons', message: 'already used with another body' }] };
+    case 'account-not-active':
+    case 'order-not-found':
+      return { status, errors: [{ field: 'reasons', message: error.message }] };
+  }
+}
+
+/** The query-string problems of a search, or undefined when the refusal is not about the query string. */
+export function queryProblems(error: unknown): QueryProblem[] | undefined {
+  return queryRefusals.is(error) ? error.details.problems : undefined;
+}
+
+/** A password refused on the invitation or reset page: the link's state (a page that says it), or each problem on its field. */
+export function passwordRefusal(error: unknown): { link: LinkState } | { errors: FieldError[] } | undefined {
+  if (!usersRefusals.is(error)) return undefined;
+  return error.code === 'link-unusable' ? { link: error.details.state } : { errors: error.details.errors };
+}
