@@ -74,7 +74,9 @@ export function requestSerializer(options: RequestLogOptions) {
  * `correlationId`. Fastify's other lines (errors, a response stream that failed…) are its own.
  */
 export class RequestLogController extends LogController {
-  override incomingRequest(): void {}
+  override incomingRequest(): void {
+    // Nothing when a request arrives: its line is written when it is answered (requestCompleted).
+  }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
