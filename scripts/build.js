@@ -5,7 +5,7 @@
 import { build } from './dist.js';
 
 try {
-  build();
+  await build();
 } catch (error) {
   process.stderr.write(`${error.message}\n`);
   process.exit(1);

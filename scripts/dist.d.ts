@@ -2,5 +2,5 @@
 export declare const ROOT: string;
 export declare function sourceHash(root?: string): string;
 export declare function distState(root?: string): 'fresh' | 'stale' | 'missing';
-export declare function build(root?: string, log?: (line: string) => void): boolean;
-export declare function ensureBuilt(root?: string, log?: (line: string) => void): void;
+export declare function build(root?: string, log?: (line: string) => void): Promise<boolean>;
+export declare function ensureBuilt(root?: string, log?: (line: string) => void): Promise<void>;

@@ -14,7 +14,7 @@ import { ensureBuilt } from './dist.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The trials run bin/portway.js, which runs the compiled dist/: compiled from the sources as they are.
-ensureBuilt(root, (line) => process.stderr.write(`${line}\n`));
+await ensureBuilt(root, (line) => process.stderr.write(`${line}\n`));
 const args = process.argv.slice(2);
 const writeDocs = args.includes('--write-docs');
 const named = args.filter((a) => !a.startsWith('--'));

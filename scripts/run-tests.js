@@ -17,7 +17,7 @@ import { ensureBuilt } from './dist.js';
 
 register();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-ensureBuilt(root, (line) => process.stderr.write(`${line}\n`));
+await ensureBuilt(root, (line) => process.stderr.write(`${line}\n`));
 const { default: pg } = await import('pg');
 const { startEmbeddedPostgres } = await import('../src/platform/db/embedded.ts');
 const { migrate } = await import('../src/platform/db/migrate.ts');

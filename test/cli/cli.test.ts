@@ -45,7 +45,7 @@ describe('bin/portway.js and a dist/ older than src/', () => {
   const portway = () => run(process.execPath, [path.join(dir, 'bin', 'portway.js')], { cwd: dir });
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portway-bin-'));
-    for (const file of ['bin/portway.js', 'scripts/dist.js', 'tsconfig.json', 'tsconfig.build.json']) {
+    for (const file of ['bin/portway.js', 'scripts/dist.js', 'tsconfig.json']) {
       fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
       fs.copyFileSync(path.join(root, file), path.join(dir, file));
     }
@@ -74,7 +74,7 @@ describe('bin/portway.js and a dist/ older than src/', () => {
     assert.equal(stderr, '');
   });
 
-  it('runs the sources again when any source changes, is added or removed, or a tsconfig changes', async () => {
+  it('runs the sources again when any source changes, is added or removed, or tsconfig.json or package-lock.json changes', async () => {
     const stamp = sourceHash(dir);
     const changes: Array<[string, () => void, () => void]> = [
       ['an edited module', () => fs.appendFileSync(path.join(dir, 'src', 'cli', 'a.ts'), '// edited\n'),
@@ -83,8 +83,10 @@ describe('bin/portway.js and a dist/ older than src/', () => {
         () => fs.rmSync(path.join(dir, 'src', 'cli', 'b.ts'))],
       ['a removed module', () => fs.renameSync(path.join(dir, 'src', 'cli', 'a.ts'), path.join(dir, 'a.ts.away')),
         () => fs.renameSync(path.join(dir, 'a.ts.away'), path.join(dir, 'src', 'cli', 'a.ts'))],
-      ['tsconfig.build.json', () => fs.appendFileSync(path.join(dir, 'tsconfig.build.json'), '\n'),
-        () => fs.copyFileSync(path.join(root, 'tsconfig.build.json'), path.join(dir, 'tsconfig.build.json'))],
+      ['tsconfig.json', () => fs.appendFileSync(path.join(dir, 'tsconfig.json'), '\n'),
+        () => fs.copyFileSync(path.join(root, 'tsconfig.json'), path.join(dir, 'tsconfig.json'))],
+      ['a package-lock.json (its packages are inlined)', () => fs.writeFileSync(path.join(dir, 'package-lock.json'), '{}\n'),
+        () => fs.rmSync(path.join(dir, 'package-lock.json'))],
     ];
     for (const [what, change, undo] of changes) {
       change();
