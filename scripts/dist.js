@@ -105,7 +105,7 @@ export async function build(root = ROOT, log = (line) => process.stderr.write(`$
     });
   } catch (error) {
     fs.rmSync(dist, { recursive: true, force: true });
-    throw new Error(`esbuild could not compile src/ (${error.message}); dist/ is not built`);
+    throw new Error(`esbuild could not compile src/ (${error.message}); dist/ is not built`, { cause: error });
   }
   fs.writeFileSync(path.join(dist, STAMP), `${hash}\n`);
   log(`portway build: compiled src/ into dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

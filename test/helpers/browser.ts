@@ -219,7 +219,7 @@ export function screenshotDifference(previous: Buffer, next: Buffer): number | '
   const a = PNG.sync.read(previous);
   const b = PNG.sync.read(next);
   if (a.width !== b.width || a.height !== b.height) return 'size';
-  return pixelmatch(a.data, b.data, null, a.width, a.height, { threshold: SCREENSHOT_TOLERANCE.threshold, includeAA: false });
+  return pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: SCREENSHOT_TOLERANCE.threshold, includeAA: false });
 }
 
 /** Whether `next` shows something other than the PNG already in `file` (or there is none, or it is unreadable). */
