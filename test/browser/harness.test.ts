@@ -171,7 +171,7 @@ describe('browser test harness', { timeout: 120_000 }, () => {
 
     // The same page again: Chromium draws it a little differently, the files stay as they are.
     const previous = await Promise.all(written.map(async (s) => ({ bytes: await fs.readFile(s.file), mtime: (await fs.stat(s.file)).mtimeMs })));
-    const again = await screenshotPage(await session.open(`${base}/good`), 'harness-good', { dir: shots });
+    const again = await screenshotPage(await session.open(`${base}/good`, { width: 800, height: 600 }), 'harness-good', { dir: shots });
     assert.deepEqual(again.map((s) => s.written), [false, false], 'an unchanged page is not written again');
     for (const [i, s] of again.entries()) {
       const { bytes, mtime } = previous[i] as { bytes: Buffer; mtime: number };
@@ -179,7 +179,7 @@ describe('browser test harness', { timeout: 120_000 }, () => {
       assert.equal((await fs.stat(s.file)).mtimeMs, mtime);
     }
     // Another page under the same name: written.
-    const changed = await screenshotPage(await session.open(`${base}/good-changed`), 'harness-good', { dir: shots });
+    const changed = await screenshotPage(await session.open(`${base}/good-changed`, { width: 800, height: 600 }), 'harness-good', { dir: shots });
     assert.deepEqual(changed.map((s) => s.written), [true, true], 'a changed page is written');
 
     const wide = await session.open(`${base}/wide`);
