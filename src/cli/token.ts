@@ -15,7 +15,7 @@ export function parseTtl(text: string): number {
 }
 
 export async function tokenMintCommand(config: Config, opts: { scope: string; ttl: number; subject: string }): Promise<void> {
-  const { mintIntegrationToken } = await import('../platform/http/integration-auth.js');
+  const { mintIntegrationToken } = await import('../platform/http/integration-token.js');
   const token = await mintIntegrationToken(config, { scope: opts.scope, ttlSeconds: opts.ttl, subject: opts.subject });
   process.stdout.write(`${token}\n`);
 }
