@@ -10,8 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from './dist.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The trials run bin/portway.js, which runs the compiled dist/: compiled from the sources as they are.
+await ensureBuilt(root, (line) => process.stderr.write(`${line}\n`));
 const args = process.argv.slice(2);
 const writeDocs = args.includes('--write-docs');
 const named = args.filter((a) => !a.startsWith('--'));

@@ -2,6 +2,9 @@
 // Test runner: prepares one PostgreSQL for the whole run, migrates a template database once, then
 // runs every test file with Node's own runner. Each test file copies the template into a database
 // of its own, so files run in parallel without seeing each other's rows.
+//  - The tests load the TypeScript sources through tsx; those that run `bin/portway.js` (the CLI,
+//    the service) run what users run, the compiled dist/, which is rebuilt first when it is not
+//    compiled from the sources as they are (scripts/dist.js).
 //  - DATABASE_URL set: that server is used (the role needs CREATEDB).
 //  - DATABASE_URL unset: an embedded PostgreSQL is started in a temporary directory.
 import { spawn } from 'node:child_process';
@@ -10,9 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
+import { ensureBuilt } from './dist.js';
 
 register();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+await ensureBuilt(root, (line) => process.stderr.write(`${line}\n`));
 const { default: pg } = await import('pg');
 const { startEmbeddedPostgres } = await import('../src/platform/db/embedded.ts');
 const { migrate } = await import('../src/platform/db/migrate.ts');

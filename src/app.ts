@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import swagger from '@fastify/swagger';
@@ -20,7 +20,7 @@ import {
 } from './platform/http/protocol-errors.js';
 import { installPublicApiAuth } from './platform/http/public-auth.js';
 import { installStrictTransportSecurity, STRICT_TRANSPORT_SECURITY } from './platform/http/hsts.js';
-import { requestSerializer } from './platform/http/request-log.js';
+import { RequestLogController, requestSerializer } from './platform/http/request-log.js';
 import { installRequestTextCheck } from './platform/http/request-text.js';
 import { createWriteGate } from './platform/http/write-gate.js';
 import { SearchAnswerCache } from './modules/search/search.cache.js';
@@ -106,7 +106,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const https = deps.config.publicUrl.startsWith('https:');
   const options: FastifyHttpOptions<Server> = {
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'correlationId' }),
+    // One line per request, when it is answered (platform/http/request-log.ts).
+    logController: new RequestLogController({ requestIdLogLabel: 'correlationId' }),
     genReqId: correlationIdOf,
     // Answers made outside the route handlers (431, unparseable requests, bad URLs, closing) as problems.
     ...protocolServerOptions(https ? { 'strict-transport-security': STRICT_TRANSPORT_SECURITY } : {}),

@@ -1,31 +1,43 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import type { Config } from './config.js';
 import { registerBrandsCommands } from './cli/brands.js';
-import { migrateCommand } from './cli/db.js';
-import { demoCommand } from './cli/demo.js';
 import { registerKeysCommands } from './cli/keys.js';
 import { registerIndexCommands } from './cli/search-index.js';
-import { serveCommand } from './cli/serve.js';
-import { tokenMintCommand, parseTtl } from './cli/token.js';
-import { runWorkerProcess } from './worker.js';
+import { parseTtl } from './cli/token.js';
+import { PACKAGE_ROOT } from './platform/paths.js';
 
-/** `portway`: every command reads the same configuration as the service (same DATA_DIR, DATABASE_URL). */
+/**
+ * `portway`. A command loads what it needs when it runs (the `import()`s below and in src/cli/),
+ * so `--help`, `--version` and `token mint` do not wait for the HTTP service, the database or the
+ * job queue to load. Every command reads the same configuration as the service (same DATA_DIR,
+ * DATABASE_URL), loaded before its action runs.
+ */
+let configModule: typeof import('./config.js') | undefined;
 function config(): Config {
-  return loadConfig();
+  if (!configModule) throw new Error('the configuration is loaded before a command runs (preAction)');
+  return configModule.loadConfig();
 }
+
+const { version } = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
 
 const program = new Command()
   .name('portway')
   .description('Portway: B2B wholesale commerce service')
-  .showHelpAfterError();
+  .version(version, '-V, --version', 'print the version')
+  .showHelpAfterError()
+  .hook('preAction', async () => {
+    configModule = await import('./config.js');
+  });
 
 program.command('serve')
   .description('Run the HTTP service (what `npm start` runs)')
-  .action(async () => serveCommand(config()));
+  .action(async () => (await import('./cli/serve.js')).serveCommand(config()));
 
 program.command('worker')
   .description('Run only the job worker (provisioning, invitations), e.g. with WORKER_IN_PROCESS=false on the HTTP processes')
-  .action(async () => runWorkerProcess(config()));
+  .action(async () => (await import('./worker.js')).runWorkerProcess(config()));
 
 program.command('token')
   .description('Integration tokens')
@@ -36,7 +48,7 @@ program.command('token')
     try { return parseTtl(v); } catch (e) { throw new InvalidArgumentError((e as Error).message); }
   }, 3600)
   .option('--subject <name>', 'subject (sub claim)', 'portway-cli')
-  .action(async (opts: { scope: string; ttl: number; subject: string }) => tokenMintCommand(config(), opts));
+  .action(async (opts: { scope: string; ttl: number; subject: string }) => (await import('./cli/token.js')).tokenMintCommand(config(), opts));
 
 registerKeysCommands(program, config);
 
@@ -52,7 +64,7 @@ program.command('demo')
     if (!/^\d+$/.test(v) || n < 1 || n > 3600) throw new InvalidArgumentError('--timeout must be a whole number of seconds from 1 to 3600.');
     return n;
   }, 60)
-  .action(async (opts: { url?: string; email?: string; timeout: number }) => demoCommand(config(), opts));
+  .action(async (opts: { url?: string; email?: string; timeout: number }) => (await import('./cli/demo.js')).demoCommand(config(), opts));
 
 registerBrandsCommands(program, config);
 
@@ -62,12 +74,12 @@ program.command('db')
   .description('Database')
   .command('migrate')
   .description('Apply pending migrations')
-  .action(async () => migrateCommand(config()));
+  .action(async () => (await import('./cli/db.js')).migrateCommand(config()));
 
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof ConfigError) {
+  if (configModule && error instanceof configModule.ConfigError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(78); // EX_CONFIG
   }

@@ -55,6 +55,7 @@ const EnvSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
   ),
+  LOG_FORMAT: Type.Union([Type.Literal('auto'), Type.Literal('json'), Type.Literal('pretty')], { default: 'auto' }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -144,6 +145,12 @@ export interface Config {
    */
   readonly shutdownDrainMs: number;
   readonly logLevel: string;
+  /**
+   * How log lines are written (src/platform/logger.ts): `json`, one JSON object a line; `pretty`,
+   * one human-readable line (local time, level, message; a request as `GET /path 200 3.1 ms`);
+   * `auto`, pretty when the log goes to a terminal and JSON otherwise.
+   */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
 }
 
 export class ConfigError extends Error {
@@ -293,5 +300,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
   });
 }

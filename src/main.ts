@@ -79,7 +79,7 @@ async function start(config: Config, logger: Logger, started: Started, lifecycle
  */
 export async function serve(config: Config): Promise<void> {
   boundHeapGrowth(config.heapGrowingPercent);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   const started: Started = { inFlight: new Set() };
   const lifecycle = createLifecycle();
   const starting = start(config, logger, started, lifecycle);

@@ -107,7 +107,7 @@ export async function startJobWorkerWhenReachable(
 
 /** `portway worker`: jobs only, no HTTP; for running the worker as its own process. */
 export async function runWorkerProcess(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   boundHeapGrowth(config.heapGrowingPercent);
   let database: Database | undefined;
   let worker: Worker | undefined;

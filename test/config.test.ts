@@ -39,6 +39,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.siteCurrency, 'AUD');
     assert.equal(config.siteTimeZone, 'UTC');
     assert.equal(config.logLevel, 'info');
+    assert.equal(config.logFormat, 'auto', 'human-readable at a terminal, JSON otherwise');
     assert.equal(config.searchRefreshIntervalMs, 2000);
     assert.equal(config.databasePoolSize, 10);
   });
@@ -134,6 +135,10 @@ describe('loadConfig: given values', () => {
     assert.equal(config.erpUrl, 'https://erp.example.com');
     assert.equal(config.erp.url, 'https://erp.example.com');
     assert.equal(config.logLevel, 'debug');
+  });
+
+  it('reads LOG_FORMAT json, pretty or auto', () => {
+    for (const format of ['json', 'pretty', 'auto'] as const) assert.equal(loadConfig({ LOG_FORMAT: format }).logFormat, format);
   });
 
   it('accepts postgres:// as well as postgresql://, redis:// and smtp://', () => {
@@ -235,6 +240,7 @@ describe('loadConfig: a bad value stops with a ConfigError naming the variable',
     ['REDIS_URL not redis', { REDIS_URL: 'http://x' }, 'REDIS_URL'],
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of .*info/],
     ['LOG_LEVEL in the wrong case', { LOG_LEVEL: 'INFO' }, 'LOG_LEVEL'],
+    ['LOG_FORMAT unknown', { LOG_FORMAT: 'text' }, 'LOG_FORMAT', /one of auto, json, pretty/],
     ['SEARCH_REFRESH_INTERVAL_MS negative', { SEARCH_REFRESH_INTERVAL_MS: '-1' }, 'SEARCH_REFRESH_INTERVAL_MS'],
     ['SEARCH_REFRESH_INTERVAL_MS not a number', { SEARCH_REFRESH_INTERVAL_MS: 'fast' }, 'SEARCH_REFRESH_INTERVAL_MS'],
     ['SEARCH_REFRESH_INTERVAL_MS with a fraction', { SEARCH_REFRESH_INTERVAL_MS: '1500.5' }, 'SEARCH_REFRESH_INTERVAL_MS'],
@@ -287,7 +293,7 @@ describe('loadConfig: a bad value stops with a ConfigError naming the variable',
 describe('loadConfig: empty values and the result', () => {
   it('treats an empty string as unset', () => {
     const config = loadConfig({
-      PORT: '', HOST: '', DATA_DIR: '', SITE_CURRENCY: '', LOG_LEVEL: '', SEARCH_REFRESH_INTERVAL_MS: '',
+      PORT: '', HOST: '', DATA_DIR: '', SITE_CURRENCY: '', LOG_LEVEL: '', LOG_FORMAT: '', SEARCH_REFRESH_INTERVAL_MS: '',
       DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', ERP_URL: '', ERP_TIMEOUT_MS: '', ERP_RETRY_BASE_MS: '', ERP_RETRY_MAX_MS: '',
       INTEGRATION_JWT_SECRET: '', INTEGRATION_JWT_PUBLIC_KEY: '', INTEGRATION_JWKS_URL: '', INTEGRATION_JWT_ALGORITHM: '',
       INTEGRATION_JWT_ISSUER: '', INTEGRATION_JWT_AUDIENCE: '',

@@ -87,7 +87,7 @@ async function baselineRoutes(scope: FastifyInstance): Promise<void> {
 const config = loadConfig(process.env);
 // As src/main.ts does for `portway serve`.
 boundHeapGrowth(config.heapGrowingPercent);
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, { format: config.logFormat });
 const database = await openDatabase(config, logger);
 const integrationVerifier = await createIntegrationVerifier(config);
 const app = await buildApp({ config, pool: database.pool, integrationVerifier, logger });

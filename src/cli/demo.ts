@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import pino from 'pino';
 import type { Config } from '../config.js';
 import { invitationMailId } from '../modules/customers/provision-user.job.js';
 import { openDatabase, type Database } from '../platform/db/database.js';
+import { createCliLogger } from '../platform/logger.js';
 import { mintIntegrationToken } from '../platform/http/integration-auth.js';
 import { DEMO_ACCOUNT_NO, DEMO_BUYER, DEMO_LOCATIONS, demoWorld, type DemoWorld } from './demo-world.js';
 
@@ -189,7 +189,7 @@ export async function demoCommand(config: Config, opts: DemoOptions): Promise<vo
   const world = demoWorld(today, buyer);
   const counts = demoCounts(world);
 
-  const logger = pino({ level: 'warn', base: { service: 'portway' } }, pino.destination(2));
+  const logger = createCliLogger(config);
   const db = await openDatabase(config, logger, { migrate: false });
   try {
     const before = await readRequest(db, DEMO_ACCOUNT_NO, buyer.email);

@@ -1,12 +1,15 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Config } from '../config.js';
-import {
-  API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S, createApiKey, effectiveRateLimit, listApiKeys, revokeApiKey,
-  type ApiKeyKind, type ApiKeyRecord,
-} from '../modules/api-keys/api-keys.service.js';
+import { API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S } from '../modules/api-keys/api-keys.keys.js';
+import type { ApiKeyKind, ApiKeyRecord } from '../modules/api-keys/api-keys.service.js';
 import { withDatabase } from './with-database.js';
 
-/** `portway keys create|list|revoke`: public API keys, against the same database as the service. */
+/**
+ * `portway keys create|list|revoke`: public API keys, against the same database as the service.
+ * The api-keys service (and the database, Redis and mail modules behind it) is loaded by the
+ * command that uses it, not when the command line starts.
+ */
+const service = () => import('../modules/api-keys/api-keys.service.js');
 
 /** A whole number from `min` to `max`, written as digits. */
 export function parseWholeNumber(option: string, min: number, max: number): (text: string) => number {
@@ -56,7 +59,7 @@ export function parseExpires(text: string): Date {
 }
 
 const iso = (d: Date | null): string => (d ? d.toISOString() : '-');
-const limitText = (k: ApiKeyRecord): string => {
+const limitText = (k: ApiKeyRecord, effectiveRateLimit: (k: ApiKeyRecord) => { limit: number; windowS: number }): string => {
   const { limit, windowS } = effectiveRateLimit(k);
   return `${limit}/${windowS}s${k.rateLimit === null && k.windowS === null ? ' (default)' : ''}`;
 };
@@ -71,6 +74,7 @@ export interface KeysCreateOptions {
 }
 
 export async function keysCreateCommand(config: Config, opts: KeysCreateOptions): Promise<void> {
+  const { createApiKey, effectiveRateLimit } = await service();
   const { key, record } = await withDatabase(config, (db) => createApiKey(db.pool, {
     kind: opts.kind,
     accountNo: opts.customer,
@@ -82,7 +86,7 @@ export async function keysCreateCommand(config: Config, opts: KeysCreateOptions)
   process.stdout.write(`${key}\n`);
   const bound = record.accountNo ? ` for customer ${record.accountNo}` : '';
   process.stderr.write(
-    `Created ${record.kind} key ${record.id} (prefix ${record.prefix})${bound}, rate limit ${limitText(record)}, `
+    `Created ${record.kind} key ${record.id} (prefix ${record.prefix})${bound}, rate limit ${limitText(record, effectiveRateLimit)}, `
     + `expires ${record.expiresAt ? record.expiresAt.toISOString() : 'never'}.\n`
     + 'The key above is shown only this once; only its SHA-256 is stored. Store it now.\n',
   );
@@ -94,6 +98,7 @@ function table(rows: string[][]): string {
 }
 
 export async function keysListCommand(config: Config, opts: { json?: boolean }): Promise<void> {
+  const { listApiKeys, effectiveRateLimit } = await service();
   const keys = await withDatabase(config, (db) => listApiKeys(db.pool));
   if (opts.json) {
     const out = keys.map((k) => ({
@@ -117,12 +122,13 @@ export async function keysListCommand(config: Config, opts: { json?: boolean }):
   process.stdout.write(`${table([
     ['ID', 'PREFIX', 'KIND', 'CUSTOMER', 'NAME', 'LIMIT', 'CREATED', 'EXPIRES', 'REVOKED'],
     ...keys.map((k) => [
-      k.id, k.prefix, k.kind, k.accountNo ?? '-', k.name ?? '-', limitText(k), iso(k.createdAt), iso(k.expiresAt), iso(k.revokedAt),
+      k.id, k.prefix, k.kind, k.accountNo ?? '-', k.name ?? '-', limitText(k, effectiveRateLimit), iso(k.createdAt), iso(k.expiresAt), iso(k.revokedAt),
     ]),
   ])}\n`);
 }
 
 export async function keysRevokeCommand(config: Config, keyId: string): Promise<void> {
+  const { revokeApiKey } = await service();
   const result = await withDatabase(config, (db) => revokeApiKey(db.pool, keyId));
   if (!result) throw new Error(`no key with id or prefix "${keyId}" (see portway keys list)`);
   const { record, wasRevoked } = result;

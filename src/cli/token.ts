@@ -1,5 +1,4 @@
 import type { Config } from '../config.js';
-import { mintIntegrationToken } from '../platform/http/integration-auth.js';
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
@@ -16,6 +15,7 @@ export function parseTtl(text: string): number {
 }
 
 export async function tokenMintCommand(config: Config, opts: { scope: string; ttl: number; subject: string }): Promise<void> {
+  const { mintIntegrationToken } = await import('../platform/http/integration-token.js');
   const token = await mintIntegrationToken(config, { scope: opts.scope, ttlSeconds: opts.ttl, subject: opts.subject });
   process.stdout.write(`${token}\n`);
 }

@@ -1,15 +1,17 @@
-import pino from 'pino';
 import type { Config } from '../config.js';
-import { openDatabase, type Database } from '../platform/db/database.js';
+import type { Database } from '../platform/db/database.js';
 
 /**
  * Opens the database (migrating it, starting the embedded server when needed), runs `work`, and
- * closes it whatever happens. Logs go to stderr: stdout carries only the command's result (a key,
- * a list), so it can be captured by a script.
+ * closes it whatever happens. Only warnings and errors are logged, to stderr: stdout carries only
+ * the command's result (a key, a list), so it can be captured by a script. The database and log
+ * modules are loaded here, not when the command line starts, so `--help` and `token mint` do not
+ * wait for them.
  */
 export async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
-  const logger = pino({ level: config.logLevel, base: { service: 'portway' } }, pino.destination(2));
-  const database = await openDatabase(config, logger);
+  const { openDatabase } = await import('../platform/db/database.js');
+  const { createCliLogger } = await import('../platform/logger.js');
+  const database = await openDatabase(config, createCliLogger(config));
   try {
     return await work(database);
   } finally {

@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
 import { Eta } from 'eta';
+import { PACKAGE_ROOT } from '../platform/paths.js';
 
 /**
  * Server-side rendering of portal pages with Eta. `<%= %>` escapes (autoEscape is Eta's default
  * and stated here so nobody turns it off by accident); `<%~ %>` is only for partials Eta rendered.
  */
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const VIEWS_DIR = path.join(here, 'views');
-export const ASSETS_DIR = path.join(here, 'assets');
+// From the sources in the checkout, whether this module runs from src/ (tsx) or from dist/ (compiled).
+export const VIEWS_DIR = path.join(PACKAGE_ROOT, 'src', 'portal', 'views');
+export const ASSETS_DIR = path.join(PACKAGE_ROOT, 'src', 'portal', 'assets');
 
 const eta = new Eta({ views: VIEWS_DIR, autoEscape: true, cache: true, defaultExtension: '.eta' });
 

@@ -59,6 +59,8 @@ const PAGES: Record<string, string> = {
   '/bad': layout('Broken', '<h1>Broken</h1><img src="/logo.svg"><input name="q">'),
   // Every focus indicator removed and nothing put in its place.
   '/no-focus': layout('Find an order', FORM, `${BASE_STYLE}\n  :focus { outline: none; }`),
+  // /good with one word of its heading changed: the smallest change a screenshot must show.
+  '/good-changed': layout('Find an order', FORM.replace('Find an order', 'Find an invoice')),
   '/wide': layout('Wide', '<h1>Wide</h1><p style="width: 600px">A table that does not fit a phone.</p>'),
 };
 
@@ -165,6 +167,20 @@ describe('browser test harness', { timeout: 120_000 }, () => {
       assert.ok(size.height >= 600, `${file}: the full page, at least the window's height (${size.height})`);
     }
     assert.deepEqual(page.viewportSize(), { width: 800, height: 600 }, 'the viewport is put back');
+    assert.deepEqual(written.map((s) => s.written), [true, true], 'new files are written');
+
+    // The same page again: Chromium draws it a little differently, the files stay as they are.
+    const previous = await Promise.all(written.map(async (s) => ({ bytes: await fs.readFile(s.file), mtime: (await fs.stat(s.file)).mtimeMs })));
+    const again = await screenshotPage(await session.open(`${base}/good`, { width: 800, height: 600 }), 'harness-good', { dir: shots });
+    assert.deepEqual(again.map((s) => s.written), [false, false], 'an unchanged page is not written again');
+    for (const [i, s] of again.entries()) {
+      const { bytes, mtime } = previous[i] as { bytes: Buffer; mtime: number };
+      assert.ok((await fs.readFile(s.file)).equals(bytes), `${s.file} untouched`);
+      assert.equal((await fs.stat(s.file)).mtimeMs, mtime);
+    }
+    // Another page under the same name: written.
+    const changed = await screenshotPage(await session.open(`${base}/good-changed`, { width: 800, height: 600 }), 'harness-good', { dir: shots });
+    assert.deepEqual(changed.map((s) => s.written), [true, true], 'a changed page is written');
 
     const wide = await session.open(`${base}/wide`);
     await assert.rejects(screenshotPage(wide, 'harness-wide', { dir: shots }), /"harness-wide" .* scrolls sideways: \d+ px wide in a 375 px window \(/);

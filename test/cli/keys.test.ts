@@ -86,13 +86,16 @@ describe('portway keys (against the test database through DATABASE_URL)', () => 
   let customerKey: string;
   let customerId: string;
 
-  it('create prints the key alone on stdout, once, and the details on stderr', async () => {
+  it('create prints the key alone on stdout, once, and the details on stderr, with no log line at the default LOG_LEVEL', async () => {
     const run = await portway(['keys', 'create', '--kind', 'customer', '--customer', 'C100', '--name', 'Web shop',
-      '--rate-limit', '100', '--window-s', '10', '--expires', '2099-01-01'], env);
+      '--rate-limit', '100', '--window-s', '10', '--expires', '2099-01-01'], { ...env, LOG_LEVEL: 'info' });
     assert.equal(run.code, 0, run.stderr);
-    const lines = run.stdout.trim().split('\n');
-    assert.equal(lines.length, 1);
-    customerKey = lines[0] as string;
+    assert.match(run.stdout, /^pwk_\S+\n$/, 'stdout is the key and nothing else');
+    customerKey = run.stdout.trim();
+    const details = run.stderr.trimEnd().split('\n');
+    assert.equal(details.length, 2, `stderr is the two lines of details, no log line:\n${run.stderr}`);
+    assert.match(details[0] as string, /^Created customer key /);
+    assert.match(details[1] as string, /^The key above is shown only this once/);
     const parsed = parseApiKey(customerKey);
     assert.ok(parsed.ok, 'a well-formed key');
     assert.match(run.stderr, /Created customer key [0-9a-f-]{36} \(prefix pwk_[0-9A-Za-z]{11}\) for customer C100, rate limit 100\/10s, expires 2099-01-01T00:00:00.000Z/);

@@ -27,7 +27,7 @@ const run = promisify(execFile);
 async function checkoutUnder(home: string): Promise<string> {
   const checkout = path.join(home, 'portway');
   await fs.mkdir(checkout);
-  for (const entry of ['bin', 'src', 'migrations', 'package.json', 'package-lock.json', 'tsconfig.json']) {
+  for (const entry of ['bin', 'scripts', 'src', 'dist', 'migrations', 'package.json', 'package-lock.json', 'tsconfig.json']) {
     await fs.cp(path.join(root, entry), path.join(checkout, entry), { recursive: true });
   }
   // cp -a keeps node_modules' own symlinks (.bin, the PostgreSQL libraries) as they are.

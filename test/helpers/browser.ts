@@ -6,7 +6,9 @@ import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { AxeResults, Result } from 'axe-core';
+import pixelmatch from 'pixelmatch';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 
 /**
  * Browser tests in Debian's Chromium (`apt-get install chromium`), driven by playwright-core, which
@@ -38,7 +40,7 @@ export const CHROMIUM_ARGS: readonly string[] = ['--no-sandbox', '--disable-dev-
 /** The widths every page is screenshot at: a phone and a laptop. */
 export const SCREENSHOT_WIDTHS = [375, 1280] as const;
 
-/** The portal's screenshots: `<name>-375.png` and `<name>-1280.png`, rewritten by every test run. */
+/** The portal's screenshots: `<name>-375.png` and `<name>-1280.png`, written when the page looks different. */
 export const SCREENSHOT_DIR = path.join(root, 'screenshots', 'portal');
 
 const DEFAULT_HEIGHT = 800;
@@ -192,13 +194,57 @@ export async function checkAccessibility(page: Page, name: string): Promise<AxeR
 export interface Screenshot {
   width: number;
   file: string;
+  /** Whether the file was written: new, or the page looks different from it (`screenshotChanged`). */
+  written: boolean;
+}
+
+/**
+ * When a screenshot counts as changed, so that a run in which no page changed leaves the committed
+ * PNGs as they are. Chromium does not draw a page to the same bytes twice: glyph edges and
+ * gradients come out a few levels of colour apart from run to run, and the PNG encoder's bytes
+ * differ with them. So the pixels are compared (pixelmatch), not the bytes:
+ *  - `threshold` 0.1, pixelmatch's default: two pixels are the same when their colours are closer
+ *    than 10 % of the largest possible difference (YIQ, weighted as the eye sees), far above the
+ *    noise and far below any colour the portal's stylesheet tells apart;
+ *  - anti-aliased pixels (pixelmatch's detection: an edge pixel between two colours) are not
+ *    counted, where text rendering differs most;
+ *  - up to `maxPixels` other pixels may differ. One character of 16 px text changed, the smallest
+ *    change a page shows, differs in well over a hundred.
+ * A different size (the page grew or shrank) is always a change.
+ */
+export const SCREENSHOT_TOLERANCE = { threshold: 0.1, maxPixels: 24 } as const;
+
+/** The number of pixels of `next` that differ from `previous` (both PNG), or 'size' when their sizes differ. */
+export function screenshotDifference(previous: Buffer, next: Buffer): number | 'size' {
+  const a = PNG.sync.read(previous);
+  const b = PNG.sync.read(next);
+  if (a.width !== b.width || a.height !== b.height) return 'size';
+  return pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: SCREENSHOT_TOLERANCE.threshold, includeAA: false });
+}
+
+/** Whether `next` shows something other than the PNG already in `file` (or there is none, or it is unreadable). */
+export async function screenshotChanged(file: string, next: Buffer): Promise<boolean> {
+  let previous: Buffer;
+  try {
+    previous = await fs.readFile(file);
+  } catch {
+    return true;
+  }
+  try {
+    const difference = screenshotDifference(previous, next);
+    return difference === 'size' || difference > SCREENSHOT_TOLERANCE.maxPixels;
+  } catch {
+    return true; // not a PNG pngjs can read: replaced
+  }
 }
 
 /**
  * Saves full-page PNGs of the page at 375 and 1280 px wide as `<dir>/<name>-<width>.png` (dir:
- * `screenshots/portal/` at the repository root unless given), then puts the viewport back. Fails,
- * after writing them, when the page is wider than the window at either width (a buyer on a phone
- * would scroll sideways; WCAG 1.4.10 Reflow).
+ * `screenshots/portal/` at the repository root unless given), then puts the viewport back. A file
+ * is written only when the page looks different from it (`screenshotChanged`): a run that changed
+ * no page leaves the committed screenshots untouched. Fails, after writing them, when the page is
+ * wider than the window at either width (a buyer on a phone would scroll sideways; WCAG 1.4.10
+ * Reflow).
  */
 export async function screenshotPage(page: Page, name: string, options: { dir?: string } = {}): Promise<Screenshot[]> {
   assert.match(name, /^[a-z0-9]+(?:-[a-z0-9]+)*$/, `screenshot name "${name}": lower-case words joined by hyphens, so the file names are plain`);
@@ -211,8 +257,10 @@ export async function screenshotPage(page: Page, name: string, options: { dir?: 
     for (const width of SCREENSHOT_WIDTHS) {
       await page.setViewportSize({ width, height: original?.height ?? DEFAULT_HEIGHT });
       const file = path.join(dir, `${name}-${width}.png`);
-      await page.screenshot({ path: file, fullPage: true, animations: 'disabled', caret: 'hide' });
-      written.push({ width, file });
+      const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide' });
+      const changed = await screenshotChanged(file, png);
+      if (changed) await fs.writeFile(file, png);
+      written.push({ width, file, written: changed });
       const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
       if (scrollWidth > width) tooWide.push(`${scrollWidth} px wide in a ${width} px window`);
     }

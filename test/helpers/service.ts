@@ -57,7 +57,7 @@ export function serviceEnv(dataDir: string | undefined, extra: Record<string, st
     if (name === 'DATABASE_URL' || name === 'DATA_DIR' || name.startsWith('INTEGRATION_JWT') || name === 'INTEGRATION_JWKS_URL') delete env[name];
   }
   delete env.NODE_TEST_CONTEXT;
-  return { ...env, ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
+  return { ...env, ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...extra };
 }
 
 export interface SpawnOptions {

@@ -78,11 +78,29 @@ describe('request log: link tokens never reach it, on any route or refusal', () 
       }
     }
     const log = lines.join('');
-    assert.match(log, /incoming request/, 'the logger captured the requests');
+    assert.match(log, /request completed/, 'the logger captured the requests');
     assert.match(log, /\/reset-password\/\[token\]\//);
     assert.match(log, /"statusCode":405/, 'refusals were logged too');
     assert.ok(!log.includes(invitation), 'no invitation token in the log');
     assert.ok(!log.includes(reset), 'no reset token in the log');
+  });
+
+  it('writes one line per request, when it is answered: method, redacted URL, status, time and correlation id', async () => {
+    const seen = lines.length;
+    const res = await t.app.inject({ url: `/invitations/${invitation}?page=2`, headers: { 'x-correlation-id': 'one-line-test' } });
+    const mine = lines.slice(seen).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.correlationId === 'one-line-test');
+    assert.equal(mine.length, 1, JSON.stringify(mine));
+    const [line] = mine as [Record<string, unknown>];
+    assert.equal(line.msg, 'request completed');
+    assert.equal(line.level, 30);
+    assert.deepEqual(
+      { method: (line.req as Record<string, unknown>).method, url: (line.req as Record<string, unknown>).url },
+      { method: 'GET', url: '/invitations/[token]?page=2' },
+    );
+    assert.deepEqual(line.res, { statusCode: res.statusCode });
+    assert.equal(typeof line.responseTime, 'number');
+    assert.ok(!JSON.stringify(lines.slice(seen)).includes(invitation), 'no invitation token in the log');
+    assert.ok(!lines.slice(seen).some((l) => l.includes('incoming request')), 'no separate line when the request arrives');
   });
 
   it('answers a GET with a trailing slash as the path without it (not 405), and the link still works', async () => {

@@ -203,7 +203,7 @@ describe('buyer portal: CSRF, cookies, logs and the API left as it was', () => {
     await new Browser(t).signIn('logged@example.com', `${secret} but wrong`);
     await new Browser(t).signIn('logged@example.com', secret);
     const log = lines.join('');
-    assert.match(log, /incoming request/, 'the logger captured the requests');
+    assert.match(log, /request completed/, 'the logger captured the requests');
     assert.match(log, /\/invitations\/\[token\]/);
     assert.ok(!log.includes(secret), 'no password in the log');
     assert.ok(!log.includes(token), 'no invitation token in the log');

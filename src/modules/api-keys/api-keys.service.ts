@@ -2,7 +2,7 @@ import type { Queryable } from '../../platform/db/pool.js';
 import { DEFAULT_RATE_LIMIT, type ApiKeyAuthenticator, type RateLimitPolicy } from '../../platform/auth/api-keys.js';
 import { accountExists } from '../customers/customers.repository.js';
 import {
-  API_KEY_PREFIX, generateApiKey, hashApiKey, hashesMatch, lookupIdOfPrefix, parseApiKey,
+  API_KEY_KINDS, API_KEY_PREFIX, MAX_RATE_LIMIT, MAX_WINDOW_S, generateApiKey, hashApiKey, hashesMatch, lookupIdOfPrefix, parseApiKey,
 } from './api-keys.keys.js';
 import {
   findApiKeyByLookupId, insertApiKey, listApiKeyRows, revokeApiKeyRow,
@@ -10,11 +10,9 @@ import {
 } from './api-keys.repository.js';
 
 export type { ApiKeyKind } from './api-keys.repository.js';
-export const API_KEY_KINDS: readonly ApiKeyKind[] = ['integrator', 'customer'];
-
-/** Bounds of the per-key overrides: a day-long window at most, and a quota a single key could plausibly need. */
-export const MAX_RATE_LIMIT = 1_000_000;
-export const MAX_WINDOW_S = 86_400;
+// Defined beside the key format, which imports nothing: `portway keys` names them in its options
+// without loading this module (and the database, Redis and mail modules behind it).
+export { API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S };
 export const NAME_LENGTH = 100;
 /** Verified keys are cached per process for at most this long, so a revocation reaches every instance within 5 s. */
 export const MAX_KEY_CACHE_TTL_MS = 5000;

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import type { Logger } from 'pino';
 import { migrateQueue } from '../jobs/worker.js';
+import { PACKAGE_ROOT } from '../paths.js';
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
+export const MIGRATIONS_DIR = path.join(PACKAGE_ROOT, 'migrations');
 
 /**
  * Applies every pending forward migration. node-pg-migrate takes an advisory lock, so several

@@ -1,20 +1,20 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  SignJWT, createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify,
+  createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify,
   type JWTPayload, type JWTVerifyGetKey, type JWTVerifyResult, type CryptoKey,
 } from 'jose';
 import type { Config } from '../../config.js';
+import { INTEGRATION_SCOPE, symmetricKey } from './integration-token.js';
 import { errors } from './problem.js';
+
+export { INTEGRATION_SCOPE, generatedSecretPath, mintIntegrationToken, type MintOptions } from './integration-token.js';
 
 /**
  * The integration surface's own bearer-JWT scheme. The algorithm is pinned by configuration, so a
  * token signed any other way (including `alg: none`) never verifies; the type is pinned too (see
  * `isAcceptedTyp`); `exp` is required and every time claim allows at most 60 s of clock skew.
+ * INTEGRATION_SCOPE (integration-token.ts, with minting) opens the integration surface.
  */
-export const INTEGRATION_SCOPE = 'integration:write';
 /** Opens the admin surface (`/api/admin`, reference data); not implied by, and does not imply, integration:write. */
 export const ADMIN_SCOPE = 'admin';
 export const CLOCK_SKEW_SECONDS = 60;
@@ -28,62 +28,11 @@ declare module 'fastify' {
 
 type VerificationKey = Uint8Array | CryptoKey | JWTVerifyGetKey;
 
-export function generatedSecretPath(dataDir: string): string {
-  return path.join(dataDir, 'integration-jwt.secret');
-}
-
-/** With no JWT setting, a random HS256 secret is made once under DATA_DIR and shared by the service and the CLI. */
-async function generatedSecret(dataDir: string): Promise<Uint8Array> {
-  const file = generatedSecretPath(dataDir);
-  try {
-    return Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64url');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await fs.mkdir(dataDir, { recursive: true });
-  const secret = randomBytes(48);
-  try {
-    await fs.writeFile(file, secret.toString('base64url'), { mode: 0o600, flag: 'wx' });
-    return secret;
-  } catch (error) {
-    // Another process created it first: use theirs so both agree.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return generatedSecret(dataDir);
-    throw error;
-  }
-}
-
-async function symmetricKey(config: Config): Promise<Uint8Array | undefined> {
-  const { key } = config.integrationJwt;
-  if (key.kind === 'secret') return new TextEncoder().encode(key.secret);
-  if (key.kind === 'generated') return generatedSecret(config.dataDir);
-  return undefined;
-}
-
 async function verificationKey(config: Config): Promise<VerificationKey> {
   const { key, algorithm } = config.integrationJwt;
   if (key.kind === 'publicKey') return importSPKI(key.pem, algorithm);
   if (key.kind === 'jwks') return createRemoteJWKSet(new URL(key.url));
   return (await symmetricKey(config)) as Uint8Array;
-}
-
-export interface MintOptions { scope?: string; ttlSeconds?: number; subject?: string }
-
-/** Signs a token the running service accepts; only possible with a shared secret (configured or generated). */
-export async function mintIntegrationToken(config: Config, options: MintOptions = {}): Promise<string> {
-  const secret = await symmetricKey(config);
-  if (!secret) {
-    throw new Error('Tokens can only be minted with a shared secret (INTEGRATION_JWT_SECRET or the generated default); with a public key or JWKS the issuer signs them.');
-  }
-  const { issuer, audience } = config.integrationJwt;
-  let jwt = new SignJWT({ scope: options.scope ?? INTEGRATION_SCOPE })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(options.subject ?? 'portway-cli')
-    .setJti(randomUUID())
-    .setIssuedAt()
-    .setExpirationTime(`${options.ttlSeconds ?? 3600}s`);
-  if (issuer) jwt = jwt.setIssuer(issuer);
-  if (audience) jwt = jwt.setAudience(audience);
-  return jwt.sign(secret);
 }
 
 function scopesOf(payload: JWTPayload): string[] {

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
  * What a request log line says about the request, with the secrets of its URL taken out. It is the
@@ -64,4 +64,23 @@ export function requestSerializer(options: RequestLogOptions) {
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
   });
+}
+
+/**
+ * One log line per request. Fastify writes two (`incoming request` when it arrives, `request
+ * completed` when it is answered); this writes only the second, when the answer has been sent,
+ * with the request beside the answer: `req` (method and URL, redacted by the root logger's `req`
+ * serializer, `requestSerializer` above), `res.statusCode`, `responseTime` (ms) and the request's
+ * `correlationId`. Fastify's other lines (errors, a response stream that failed…) are its own.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(): void {
+    // Nothing when a request arrives: its line is written when it is answered (requestCompleted).
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }
