@@ -116,7 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: trustProxyOption(deps.config.trustProxy),
     ajv: { customOptions: { allErrors: true, coerceTypes: false } },
     // `/orders/` is `/orders`: a trailing slash finds the route (it answered 405 before, from the
-    // method check below that already read it as the same path). See docs/decisions.md, HTTP.
+    // method check below that already read it as the same path).
     routerOptions: { ignoreTrailingSlash: true },
   };
   // The request serializer of every log line: link tokens and secret query values written redacted,

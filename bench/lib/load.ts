@@ -271,7 +271,7 @@ export interface AlternatingResult<M extends string> {
 /**
  * Several paths timed in alternating slices (`sliceOrder`), each path's slices summed into one run
  * of `durationS` seconds: the speed of a shared machine drifts, and every path then sees the same
- * drift (docs/decisions.md, "Bench timing in slices").
+ * drift (docs/decisions.md#bench-timing-in-slices).
  */
 export async function runAlternating<K extends string, M extends string>(options: AlternatingOptions<K, M>): Promise<Record<K, AlternatingResult<M>>> {
   const slices = sliceCount(options.durationS, options.sliceS);

@@ -104,7 +104,7 @@ export function createMailer(options: MailerOptions): Mailer {
  * message carries). A message the file transport already wrote is recorded and not written again.
  *
  * The residual window: a crash after the server accepted the message and before the commit sends
- * it again on the retry, with the same Message-ID (docs/decisions.md). Returns whether it sent.
+ * it again on the retry, with the same Message-ID (docs/decisions.md#mail-sent-once). Returns whether it sent.
  */
 export async function sendOnce(pool: Pool, mailer: Mailer, id: string, compose: () => Promise<Omit<MailMessage, 'id'>>): Promise<boolean> {
   return withTransaction(pool, async (tx) => {

@@ -18,7 +18,7 @@ const quoted = (code: string) => JSON.stringify(code);
 /**
  * Refuses the categories that would close a parent cycle with the stored tree, with each other, or
  * both. Runs under a lock that serialises category batches, so two batches cannot close a cycle
- * together; an unknown parent is accepted (docs/decisions.md).
+ * together; an unknown parent is accepted (docs/decisions.md#category-parents-and-cycles).
  */
 export async function refuseParentCycles(tx: Queryable, items: readonly CategoryItem[]): Promise<Map<string, ItemError[]>> {
   await lockCategories(tx);

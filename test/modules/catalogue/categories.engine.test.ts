@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parentCycles, type CategoryLink } from '../../../src/modules/catalogue/categories.engine.js';
 
-/** Parent cycles without a database: one row per rule of docs/decisions.md (categories). */
+/** Parent cycles without a database: one row per rule of docs/admin-api.md#categories. */
 
 const links = (spec: string): CategoryLink[] =>
   spec.split(' ').filter(Boolean).map((pair) => {
