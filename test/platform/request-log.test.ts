@@ -103,6 +103,31 @@ describe('request log: link tokens never reach it, on any route or refusal', () 
     assert.ok(!lines.slice(seen).some((l) => l.includes('incoming request')), 'no separate line when the request arrives');
   });
 
+  it('a batch and a refusal are told on their request\'s one line, not on lines of their own', async () => {
+    const seen = lines.length;
+    const headers = { authorization: `Bearer ${await t.token()}`, 'content-type': 'application/json' };
+    const stored = await t.app.inject({
+      method: 'PUT', url: '/api/integration/catalogue/products', headers: { ...headers, 'x-correlation-id': 'batch-line' },
+      payload: { source: 't', data: [{ sku: 'LOG-LINE-1', name: 'Tee' }, { name: 'no sku' }] },
+    });
+    assert.equal(stored.statusCode, 200, stored.body);
+    const refused = await t.app.inject({
+      method: 'PUT', url: '/api/integration/catalogue/products', headers: { ...headers, 'x-correlation-id': 'refused-line' },
+      payload: { data: 'not a list' },
+    });
+    assert.equal(refused.statusCode, 400, refused.body);
+    const logged = lines.slice(seen).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const batch = logged.filter((l) => l.correlationId === 'batch-line');
+    assert.equal(batch.length, 1, JSON.stringify(batch));
+    assert.equal(batch[0]?.msg, 'request completed');
+    assert.deepEqual(batch[0]?.batch, { endpoint: 'catalogue/products', accepted: 1, rejected: 1 });
+    const refusal = logged.filter((l) => l.correlationId === 'refused-line');
+    assert.equal(refusal.length, 1, JSON.stringify(refusal));
+    assert.equal(refusal[0]?.msg, 'request completed');
+    const code = String(refused.json().type).replace('urn:portway:problem:', '');
+    assert.equal((refusal[0]?.refused as { code?: string } | undefined)?.code, code);
+  });
+
   it('answers a GET with a trailing slash as the path without it (not 405), and the link still works', async () => {
     const b = new Browser(t);
     const slash = await b.get(`/reset-password/${reset}/`);

@@ -6,6 +6,7 @@ import { compileItemValidator, type ItemError } from '../schema/item-validator.j
 import { errors, ProblemSchema } from './problem.js';
 import { isDatabaseUnavailable, withTransaction, type Pool } from '../db/pool.js';
 import type { WriteGate } from './write-gate.js';
+import { noteOnRequestLine } from './request-log.js';
 
 /**
  * The integration envelope pipeline, shared by every `PUT /api/integration/*` and `PUT /api/admin/*` endpoint:
@@ -185,7 +186,7 @@ export function registerBatchRoute<TItem>(
     const outcome = await processBatch(batch, data, deps.pool, deps.writeGate);
     deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'accepted' }, outcome.accepted);
     deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'rejected' }, outcome.rejected);
-    request.log.info({ endpoint: definition.name, accepted: outcome.accepted, rejected: outcome.rejected }, 'batch processed');
+    noteOnRequestLine(request, { batch: { endpoint: definition.name, accepted: outcome.accepted, rejected: outcome.rejected } });
     return { data: outcome.results };
   });
 }

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { isDatabaseUnavailable } from '../db/pool.js';
 import { Refusal, type RefusalDomain } from '../refusal.js';
 import { queryRefusals } from '../schema/query-params.js';
+import { noteOnRequestLine } from './request-log.js';
 
 /** RFC 9457 problem details, plus the request's correlation id. */
 export const ProblemSchema = Type.Object(
@@ -201,7 +202,7 @@ export function installProblemHandlers(app: FastifyInstance, options: ProblemHan
       const cause = error as Error & { code?: string };
       request.log.warn({ code: appError.code, cause: { code: cause.code, message: cause.message } }, 'request failed: the database is unavailable');
     } else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
+    else noteOnRequestLine(request, { refused: { code: appError.code, detail: appError.detail } });
     return sendProblem(request, reply, appError);
   });
 

@@ -66,12 +66,24 @@ export function requestSerializer(options: RequestLogOptions) {
   });
 }
 
+/** What a handler adds to its request's line (a batch's outcome, a refusal's code), keyed by request. */
+const notes = new WeakMap<FastifyRequest, Record<string, unknown>>();
+
+/**
+ * Adds `fields` to the one line `request` is logged with when it is answered, instead of a line of
+ * their own: a batch's counts, the code of a refusal. Later fields of the same name win.
+ */
+export function noteOnRequestLine(request: FastifyRequest, fields: Record<string, unknown>): void {
+  notes.set(request, { ...notes.get(request), ...fields });
+}
+
 /**
  * One log line per request. Fastify writes two (`incoming request` when it arrives, `request
  * completed` when it is answered); this writes only the second, when the answer has been sent,
  * with the request beside the answer: `req` (method and URL, redacted by the root logger's `req`
  * serializer, `requestSerializer` above), `res.statusCode`, `responseTime` (ms) and the request's
- * `correlationId`. Fastify's other lines (errors, a response stream that failed…) are its own.
+ * `correlationId`, and what the handler noted (`noteOnRequestLine`). Fastify's other lines (errors,
+ * a response stream that failed…) are its own.
  */
 export class RequestLogController extends LogController {
   override incomingRequest(): void {
@@ -80,7 +92,8 @@ export class RequestLogController extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
-    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    const noted = notes.get(request);
+    if (error) reply.log.error({ ...noted, req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ ...noted, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
 }
