@@ -5,7 +5,7 @@ import { compileItemValidator, type ItemError } from '../../platform/schema/item
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import { accountNotFound } from '../customers/customers.refusals.js';
 import { quoteFreight, type Shipping } from '../freight/freight.engine.js';
-import { decodeStock, type Stock } from '../inventory/stock.js';
+import { availableNow, decodeStock, type Stock } from '../inventory/index.js';
 import { pricingAccountOf } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
@@ -96,11 +96,10 @@ export function totalsOf(netAmount: string, taxAmount: string, freightAmount: st
 /** The stored stock text starts `{"onHand":N,"reserved":N,` (encodeStock renders exactly that). */
 const STOCK_HEAD = /^\{"onHand":(\d+),"reserved":(\d+),/;
 
-/** On hand − reserved, never below 0, read from the head of the stored text: the locations and receipts are parsed only when a line needs them. */
+/** `availableNow` read from the head of the stored text: the locations and receipts are parsed only when a line needs them. */
 function availableOf(stockJson: string): number {
   const head = STOCK_HEAD.exec(stockJson);
-  const stock = head === null ? decodeStock(stockJson) : { onHand: Number(head[1]), reserved: Number(head[2]) };
-  return Math.max(0, stock.onHand - stock.reserved);
+  return availableNow(head === null ? decodeStock(stockJson) : { onHand: Number(head[1]), reserved: Number(head[2]) });
 }
 
 /**
