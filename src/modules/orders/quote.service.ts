@@ -255,6 +255,48 @@ export async function priceBasket(
   return { quote, shipTo, shipping, blockers };
 }
 
+/** What `priceAvailableLines` made of a saved basket. */
+export interface AvailableLinesPricing {
+  /** The quote of the lines the account may still buy; undefined when nothing could be priced. */
+  priced: PricedBasket | undefined;
+  /** Indexes of the lines the account may no longer buy (unknown, blocked or no longer entitled). */
+  unavailable: ReadonlySet<number>;
+  /** A line's index → the index of its line in the quote. */
+  quoteLineOf: ReadonlyMap<number, number>;
+  /** The quote refused the basket without naming a line (the ship-to): nothing priced. */
+  shipToRefused: boolean;
+}
+
+/**
+ * A saved basket priced now for a page that shows it (the portal's basket). A line the account can
+ * no longer buy makes the quote refuse the whole basket, naming each such line: those lines are set
+ * aside and the rest priced once more, so the page can show both.
+ */
+export async function priceAvailableLines(
+  deps: QuoteDeps, accountNo: string, shipToCode: string, lines: ReadonlyArray<{ sku: string; quantity: number }>,
+): Promise<AvailableLinesPricing> {
+  const unavailable = new Set<number>();
+  const quoteLineOf = new Map<number, number>();
+  const answer = (priced: PricedBasket | undefined, shipToRefused = false) => ({ priced, unavailable, quoteLineOf, shipToRefused });
+  const at = (deps.now ?? (() => new Date()))();
+  for (let attempt = 0; attempt < 2 && lines.length > 0; attempt += 1) {
+    const kept = lines.map((line, i) => ({ line, i })).filter(({ i }) => !unavailable.has(i));
+    if (kept.length === 0) break;
+    try {
+      const priced = await priceBasket(deps, deps.pool, accountNo, { shipToCode, lines: kept.map(({ line }) => ({ sku: line.sku, quantity: line.quantity })) }, at);
+      // Quote lines in the order of the kept lines.
+      kept.forEach(({ i }, n) => quoteLineOf.set(i, n));
+      return answer(priced);
+    } catch (error) {
+      if (!ordersRefusals.is(error) || error.code !== 'basket-unpriceable') throw error;
+      const named = error.details.unknownSkus.flatMap((u) => kept[u.line] ?? []);
+      for (const { i } of named) unavailable.add(i);
+      if (named.length === 0) return answer(undefined, true);
+    }
+  }
+  return answer(undefined);
+}
+
 /** POST /quotes: the basket priced now for the caller's account. */
 export async function quoteBasket(deps: QuoteDeps, accountNo: string, body: unknown): Promise<Quote> {
   const basket = parseBasket<QuoteBody>(body);
