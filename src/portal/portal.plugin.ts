@@ -3,45 +3,79 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
-import type { Config } from '../config.js';
-import type { Pool } from '../platform/db/pool.js';
 import { AppError } from '../platform/http/problem.js';
 import { Refusal } from '../platform/refusal.js';
-import { refusalPage } from './refusals.js';
-import type { RateLimiter } from '../platform/http/rate-limit.js';
-import type { AccountDeps } from '../modules/customers/account.service.js';
-import type { LookupDeps } from '../modules/lookup/lookup.service.js';
-import type { OrderDeps } from '../modules/orders/orders.service.js';
-import type { SearchDeps } from '../modules/search/search.service.js';
-import { createUsersService } from '../modules/users/users.service.js';
+import { createUsersService } from '../modules/users/index.js';
 import { accountRoutes } from './account.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { basketRoutes } from './basket.routes.js';
 import { ordersRoutes } from './orders.routes.js';
 import { MESSAGES, sendMessage, serverError } from './pages.js';
+import type { PortalDeps } from './portal.types.js';
 import { productRoutes } from './product.routes.js';
 import { quickOrderRoutes } from './quick-order.routes.js';
+import { refusalPage } from './refusals.js';
 import { ASSETS_DIR } from './render.js';
 import { searchRoutes } from './search.routes.js';
 import { sessionGuards, type CookiePolicy } from './session.js';
 
-/** The module services' dependencies, the very objects the public API's routes use (app.ts). */
-export interface PortalServices {
-  lookup: LookupDeps;
-  search: SearchDeps;
-  account: AccountDeps;
-  orders: OrderDeps;
-}
-
-export interface PortalDeps {
-  config: Config;
-  pool: Pool;
-  /** The process's one limiter (Redis counters when REDIS_URL is set), shared with the public API. */
-  rateLimiter: RateLimiter;
-  services: PortalServices;
-}
+export type { PortalDeps, PortalServices } from './portal.types.js';
 
 export const CSRF_COOKIE = 'portway_csrf';
+
+/** Cookies, urlencoded forms, the CSRF check, the assets and the error page: the portal's scope only. */
+async function registerPlatform(portal: FastifyInstance, secure: boolean): Promise<void> {
+  await portal.register(cookie);
+  // Forms are a few fields; 64 KiB is plenty and bounds what a page can be sent.
+  await portal.register(formbody, { bodyLimit: 64 * 1024 });
+  // Double-submit with a secret: the secret lives in an HttpOnly cookie, each form carries a token
+  // derived from it, and a POST whose token does not match it is refused. It needs no session, so
+  // the signed-out forms (sign in, forgot password, reset, invitation) are covered the same way.
+  await portal.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure },
+    getToken: (request: FastifyRequest) => {
+      const body = request.body as Record<string, unknown> | undefined;
+      return typeof body?._csrf === 'string' ? body._csrf : '';
+    },
+  });
+  await portal.register(fastifyStatic, {
+    root: ASSETS_DIR,
+    prefix: '/assets/',
+    decorateReply: false,
+    index: false,
+    // URLs carry a content hash (render.ts), so a year and `immutable` are safe.
+    maxAge: '365d',
+    immutable: true,
+  });
+
+  // Every state-changing request of the portal is a POST; each one needs a valid form token.
+  portal.addHook('preValidation', (request, reply, done) => {
+    if (request.method === 'POST') portal.csrfProtection(request, reply, done);
+    else done();
+  });
+
+  portal.setErrorHandler(portalErrorPage);
+}
+
+/** The pages: sign-in and the rest, then the signed-in buyer's pages. */
+async function registerPages(portal: FastifyInstance, deps: PortalDeps, secure: boolean): Promise<void> {
+  const cookiePolicy: CookiePolicy = { secure, maxAgeS: deps.config.portalSession.maxHours * 3600 };
+  const users = createUsersService(deps.pool, {
+    idleMinutes: deps.config.portalSession.idleMinutes,
+    maxAgeMinutes: deps.config.portalSession.maxHours * 60,
+  });
+  const guards = sessionGuards(users);
+  await authRoutes(portal, { users, rateLimiter: deps.rateLimiter, cookie: cookiePolicy, guards });
+  const pageDeps = { guards, services: deps.services, pool: deps.pool, secure };
+  await searchRoutes(portal, pageDeps);
+  await productRoutes(portal, pageDeps);
+  await quickOrderRoutes(portal, pageDeps);
+  await basketRoutes(portal, pageDeps);
+  await ordersRoutes(portal, pageDeps);
+  await accountRoutes(portal, pageDeps);
+}
 
 /**
  * The buyer portal: server-rendered pages at the root of the same process. Its own encapsulated
@@ -51,55 +85,8 @@ export const CSRF_COOKIE = 'portway_csrf';
 export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Promise<void> {
   await app.register(async (portal) => {
     const secure = deps.config.publicUrl.startsWith('https:');
-    const cookiePolicy: CookiePolicy = { secure, maxAgeS: deps.config.portalSession.maxHours * 3600 };
-    const users = createUsersService(deps.pool, {
-      idleMinutes: deps.config.portalSession.idleMinutes,
-      maxAgeMinutes: deps.config.portalSession.maxHours * 60,
-    });
-    const guards = sessionGuards(users);
-
-    await portal.register(cookie);
-    // Forms are a few fields; 64 KiB is plenty and bounds what a page can be sent.
-    await portal.register(formbody, { bodyLimit: 64 * 1024 });
-    // Double-submit with a secret: the secret lives in an HttpOnly cookie, each form carries a token
-    // derived from it, and a POST whose token does not match it is refused. It needs no session, so
-    // the signed-out forms (sign in, forgot password, reset, invitation) are covered the same way.
-    await portal.register(csrf, {
-      sessionPlugin: '@fastify/cookie',
-      cookieKey: CSRF_COOKIE,
-      cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure },
-      getToken: (request: FastifyRequest) => {
-        const body = request.body as Record<string, unknown> | undefined;
-        return typeof body?._csrf === 'string' ? body._csrf : '';
-      },
-    });
-    await portal.register(fastifyStatic, {
-      root: ASSETS_DIR,
-      prefix: '/assets/',
-      decorateReply: false,
-      index: false,
-      // URLs carry a content hash (render.ts), so a year and `immutable` are safe.
-      maxAge: '365d',
-      immutable: true,
-    });
-
-    // Every state-changing request of the portal is a POST; each one needs a valid form token.
-    portal.addHook('preValidation', (request, reply, done) => {
-      if (request.method === 'POST') portal.csrfProtection(request, reply, done);
-      else done();
-    });
-
-    portal.setErrorHandler(portalErrorPage);
-
-    const cookiePolicyDeps = { users, rateLimiter: deps.rateLimiter, cookie: cookiePolicy, guards };
-    await authRoutes(portal, cookiePolicyDeps);
-    const catalogueDeps = { guards, services: deps.services, pool: deps.pool, secure };
-    await searchRoutes(portal, catalogueDeps);
-    await productRoutes(portal, catalogueDeps);
-    await quickOrderRoutes(portal, catalogueDeps);
-    await basketRoutes(portal, { guards, pool: deps.pool, services: deps.services });
-    await ordersRoutes(portal, { guards, pool: deps.pool, services: deps.services });
-    await accountRoutes(portal, { guards, pool: deps.pool, services: deps.services });
+    await registerPlatform(portal, secure);
+    await registerPages(portal, deps, secure);
   });
 }
 

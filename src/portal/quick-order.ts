@@ -1,5 +1,5 @@
 import { textProblem } from '../platform/schema/formats.js';
-import { eanProblem } from '../modules/lookup/ean.js';
+import { eanProblem } from '../modules/lookup/index.js';
 import { readQuantity } from './quantity.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { Refusal } from '../platform/refusal.js';
 import { queryRefusals, type QueryProblem } from '../platform/schema/query-params.js';
-import { basketsRefusals } from '../modules/baskets/baskets.refusals.js';
-import { customersRefusals } from '../modules/customers/customers.refusals.js';
-import { lookupRefusals } from '../modules/lookup/lookup.refusals.js';
-import { ordersRefusals, type OrdersRefusals } from '../modules/orders/orders.refusals.js';
-import { usersRefusals, type LinkState } from '../modules/users/users.refusals.js';
+import { basketsRefusals } from '../modules/baskets/index.js';
+import { customersRefusals } from '../modules/customers/index.js';
+import { lookupRefusals } from '../modules/lookup/index.js';
+import { ordersRefusals, type OrdersRefusals } from '../modules/orders/index.js';
+import { usersRefusals, type LinkState } from '../modules/users/index.js';
 import type { FieldError } from './render.js';
 
 /**
@@ -53,12 +53,6 @@ export function basketChangeProblems(error: unknown): Array<{ line?: number; mes
     ];
     case 'customer-reference-too-long': return [{ message: `at most ${error.details.maximum} characters` }];
   }
-}
-
-/** The indexes of the quote's lines whose SKU the account may no longer buy, when that (or the ship-to) is why the basket could not be priced. */
-export function unpriceableLines(error: unknown): number[] | undefined {
-  if (!ordersRefusals.is(error) || error.code !== 'basket-unpriceable') return undefined;
-  return error.details.unknownSkus.map((u) => u.line);
 }
 
 /** Whether the order was refused because its Idempotency-Key already placed an order from another body. */

@@ -4,6 +4,7 @@ import {
   type BasketLineRow, type BasketOwner, type BasketRow,
 } from './baskets.repository.js';
 import { basketsRefusals, type LineProblem } from './baskets.refusals.js';
+import { saveQuickOrderResult } from './quick-order-results.repository.js';
 
 export type { BasketOwner } from './baskets.repository.js';
 
@@ -91,6 +92,19 @@ export async function addToBasketIn(tx: Queryable, owner: BasketOwner, lines: re
   if (over.length > 0 || full !== null) throw basketsRefusals.refuse('basket-limits', 'The basket cannot take these lines.', { lines: over, basket: full });
   await writeBasketLines(tx, owner, [...changed].map(([sku, quantity]) => ({ sku, quantity })));
   return basketOf(row, await findBasketLines(tx, owner));
+}
+
+/**
+ * A quick order's lines added to the basket (`addToBasket`) and, when some of its pasted lines were
+ * not added, the page that says so kept for the view after the redirect (`saveQuickOrderResult`):
+ * both or neither.
+ */
+export async function addQuickOrderLines(pool: Pool, owner: BasketOwner, lines: readonly BasketLine[], result?: unknown): Promise<Basket> {
+  return withTransaction(pool, async (tx) => {
+    const basket = await addToBasketIn(tx, owner, lines);
+    if (result !== undefined) await saveQuickOrderResult(tx, owner, result);
+    return basket;
+  });
 }
 
 /** Sets the quantity of lines in the basket; 0 removes a line. A SKU not in the basket is ignored (a second tab removed it). */

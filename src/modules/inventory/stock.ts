@@ -25,6 +25,14 @@ export interface StockLocation {
   incoming: ReadonlyArray<{ quantity: number; expectedDate: string }>;
 }
 
+/**
+ * Units that can ship now: on hand less reserved, never below 0. The one rule for every reader of
+ * stock: the quote's availability per line and the portal's cards and size grid.
+ */
+export function availableNow(stock: Pick<Stock, 'onHand' | 'reserved'>): number {
+  return Math.max(0, stock.onHand - stock.reserved);
+}
+
 /** A SKU with no inventory pushed: nothing on hand, nothing expected. */
 export const NO_STOCK: Stock = Object.freeze({ onHand: 0, reserved: 0, byLocation: Object.freeze([]), incoming: Object.freeze([]) }) as unknown as Stock;
 

@@ -5,7 +5,7 @@ import { compileItemValidator, type ItemError } from '../../platform/schema/item
 import { brandEntitlement } from '../catalogue/entitlement.js';
 import { accountNotFound } from '../customers/customers.refusals.js';
 import { quoteFreight, type Shipping } from '../freight/freight.engine.js';
-import { decodeStock, type Stock } from '../inventory/stock.js';
+import { availableNow, decodeStock, type Stock } from '../inventory/index.js';
 import { pricingAccountOf } from '../pricing/pricing.engine.js';
 import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
@@ -96,11 +96,10 @@ export function totalsOf(netAmount: string, taxAmount: string, freightAmount: st
 /** The stored stock text starts `{"onHand":N,"reserved":N,` (encodeStock renders exactly that). */
 const STOCK_HEAD = /^\{"onHand":(\d+),"reserved":(\d+),/;
 
-/** On hand − reserved, never below 0, read from the head of the stored text: the locations and receipts are parsed only when a line needs them. */
+/** `availableNow` read from the head of the stored text: the locations and receipts are parsed only when a line needs them. */
 function availableOf(stockJson: string): number {
   const head = STOCK_HEAD.exec(stockJson);
-  const stock = head === null ? decodeStock(stockJson) : { onHand: Number(head[1]), reserved: Number(head[2]) };
-  return Math.max(0, stock.onHand - stock.reserved);
+  return availableNow(head === null ? decodeStock(stockJson) : { onHand: Number(head[1]), reserved: Number(head[2]) });
 }
 
 /**
@@ -254,6 +253,48 @@ export async function priceBasket(
     totals: totalsOfUnits(net, tax, freight),
   };
   return { quote, shipTo, shipping, blockers };
+}
+
+/** What `priceAvailableLines` made of a saved basket. */
+export interface AvailableLinesPricing {
+  /** The quote of the lines the account may still buy; undefined when nothing could be priced. */
+  priced: PricedBasket | undefined;
+  /** Indexes of the lines the account may no longer buy (unknown, blocked or no longer entitled). */
+  unavailable: ReadonlySet<number>;
+  /** A line's index → the index of its line in the quote. */
+  quoteLineOf: ReadonlyMap<number, number>;
+  /** The quote refused the basket without naming a line (the ship-to): nothing priced. */
+  shipToRefused: boolean;
+}
+
+/**
+ * A saved basket priced now for a page that shows it (the portal's basket). A line the account can
+ * no longer buy makes the quote refuse the whole basket, naming each such line: those lines are set
+ * aside and the rest priced once more, so the page can show both.
+ */
+export async function priceAvailableLines(
+  deps: QuoteDeps, accountNo: string, shipToCode: string, lines: ReadonlyArray<{ sku: string; quantity: number }>,
+): Promise<AvailableLinesPricing> {
+  const unavailable = new Set<number>();
+  const quoteLineOf = new Map<number, number>();
+  const answer = (priced: PricedBasket | undefined, shipToRefused = false) => ({ priced, unavailable, quoteLineOf, shipToRefused });
+  const at = (deps.now ?? (() => new Date()))();
+  for (let attempt = 0; attempt < 2 && lines.length > 0; attempt += 1) {
+    const kept = lines.map((line, i) => ({ line, i })).filter(({ i }) => !unavailable.has(i));
+    if (kept.length === 0) break;
+    try {
+      const priced = await priceBasket(deps, deps.pool, accountNo, { shipToCode, lines: kept.map(({ line }) => ({ sku: line.sku, quantity: line.quantity })) }, at);
+      // Quote lines in the order of the kept lines.
+      kept.forEach(({ i }, n) => quoteLineOf.set(i, n));
+      return answer(priced);
+    } catch (error) {
+      if (!ordersRefusals.is(error) || error.code !== 'basket-unpriceable') throw error;
+      const named = error.details.unknownSkus.flatMap((u) => kept[u.line] ?? []);
+      for (const { i } of named) unavailable.add(i);
+      if (named.length === 0) return answer(undefined, true);
+    }
+  }
+  return answer(undefined);
 }
 
 /** POST /quotes: the basket priced now for the caller's account. */

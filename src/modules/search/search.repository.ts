@@ -242,6 +242,44 @@ export async function referenceData(tx: Queryable): Promise<ReferenceData> {
   };
 }
 
+/** A product and what decides its colourway (`variantKey`). */
+export type ColourwayProduct = Pick<SearchVariant, 'sku' | 'masterProductNo' | 'color'>;
+
+/** Every product of the given master products, with what decides its colourway: one statement. */
+export async function productsOfMasters(db: Queryable, masters: readonly string[]): Promise<ColourwayProduct[]> {
+  const { rows } = await db.query<ColourwayProduct>(
+    `SELECT p.sku, p.master_product_no AS "masterProductNo", p.color FROM products p
+      WHERE p.master_product_no = ANY($1::text[])`,
+    [[...new Set(masters)]],
+  );
+  return rows;
+}
+
+/** A master product's variants with what the brand entitlement of one account needs (`brandEntitlement`). */
+export interface MasterForAccount {
+  /** The account's lists as stored (comma-separated codes). */
+  allowed: string | null;
+  indent: string | null;
+  /** Codes of the brands marked restricted. */
+  restricted: string[];
+  variants: SearchVariant[];
+}
+
+/**
+ * The variants of a master product, the account's brand lists and the restricted brands: one
+ * statement. Undefined when the account does not exist.
+ */
+export async function masterForAccount(db: Queryable, accountNo: string, masterProductNo: string): Promise<MasterForAccount | undefined> {
+  const { rows } = await db.query<MasterForAccount>(
+    `SELECT a.allowed_brands AS allowed, a.indent_brands AS indent,
+            ARRAY(SELECT b.code FROM brands b WHERE b.restricted) AS restricted,
+            (SELECT coalesce(json_agg(v), '[]') FROM (SELECT ${VARIANT_COLUMNS} FROM products p WHERE p.master_product_no = $2) v) AS variants
+       FROM accounts a WHERE a.account_no = $1`,
+    [accountNo, masterProductNo],
+  );
+  return rows[0];
+}
+
 /**
  * The distinct words (lexemes) of generation $1's documents whose ids are in $2, or of all of them
  * when $2 is null: what search_words holds, read by `wordsOf`, `addWords`, `dropUnheldWords` and `replaceWords`.

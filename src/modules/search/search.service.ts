@@ -1,11 +1,12 @@
 import type { Pool } from '../../platform/db/pool.js';
+import { brandEntitlement } from '../catalogue/index.js';
 import { accountNotFound } from '../customers/customers.refusals.js';
-import { buildDocuments } from './search.documents.js';
+import { buildDocuments, orderSizes, variantKey, type SearchDocument, type SearchVariant } from './search.documents.js';
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
 import { answerBody, type SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
 import { browseColourways, searchContext, searchDocuments, suggestDocuments, type SearchContext } from './search.queries.js';
-import { referenceData } from './search.repository.js';
+import { masterForAccount, productsOfMasters, referenceData } from './search.repository.js';
 import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.schemas.js';
 
 /**
@@ -70,4 +71,49 @@ export async function browse(deps: SearchDeps, accountNo: string, params: Browse
   const documents = [...buildDocuments(found.variants, reference.categories, reference.brandNames).values()]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { data: documents, total: found.total, page: params.page, pageSize: params.pageSize };
+}
+
+/** The SKUs of each colourway (search document id) of the given master products: one statement for a whole page of cards. */
+export async function colourwaySkus(deps: SearchDeps, masters: readonly string[]): Promise<Map<string, string[]>> {
+  const byKey = new Map<string, string[]>();
+  if (masters.length === 0) return byKey;
+  for (const product of await productsOfMasters(deps.pool, masters)) {
+    const key = variantKey(product);
+    if (key === undefined) continue;
+    const skus = byKey.get(key);
+    if (skus === undefined) byKey.set(key, [product.sku]);
+    else skus.push(product.sku);
+  }
+  return byKey;
+}
+
+/** A master product as its product page shows it: the colourways the account may see, each with its variants. */
+export interface ProductColourways {
+  colourways: Array<{ document: SearchDocument; variants: SearchVariant[] }>;
+}
+
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The colourways of a master product the account may see, as search shows them: the documents
+ * `buildDocuments` makes from the product tables, without those with a blocked size and those of a
+ * brand the account may not buy (`brandEntitlement`, the rule of search and lookup), by colour, each
+ * with its variants in size order. One statement for the variants, the account's lists and the
+ * restricted brands, and the reference data beside it. Undefined when the account does not exist.
+ */
+export async function productColourways(deps: SearchDeps, accountNo: string, masterProductNo: string): Promise<ProductColourways | undefined> {
+  const [found, reference] = await Promise.all([masterForAccount(deps.pool, accountNo, masterProductNo), referenceData(deps.pool)]);
+  if (found === undefined) return undefined;
+  const mayBuy = brandEntitlement({ allowedBrands: found.allowed, indentBrands: found.indent }, new Set(found.restricted));
+  const documents = buildDocuments(found.variants, reference.categories, reference.brandNames);
+  const colourways = [...documents.values()]
+    .filter((d) => !d.Blocked && mayBuy(d.BrandCode))
+    .sort((a, b) => byCodeUnits(a.Colour, b.Colour))
+    .map((document) => {
+      const variants = found.variants.filter((v) => variantKey(v) === document.id);
+      const order = orderSizes(variants.map((v) => v.size ?? ''));
+      variants.sort((a, b) => order.indexOf(a.size ?? '') - order.indexOf(b.size ?? '') || byCodeUnits(a.sku, b.sku));
+      return { document, variants };
+    });
+  return { colourways };
 }

@@ -1,0 +1,63 @@
+import type { AccountView } from '../modules/customers/index.js';
+import { entryIsOpen, type LedgerEntryView } from '../modules/ledger/index.js';
+import { formatDate, formatMoney, formatQuantity } from './format.js';
+
+/** The account pages' view models: the account as pushed with what it owes, and its ledger. */
+
+const STATUS_WORDS: Record<string, string> = {
+  Active: 'Active', OnHold: 'On hold', Blocked: 'Blocked', Closed: 'Closed',
+};
+export const accountStatusWords = (status: string): string => STATUS_WORDS[status] ?? status;
+
+const DOCUMENT_WORDS: Record<LedgerEntryView['documentType'], string> = {
+  Invoice: 'Invoice', CreditMemo: 'Credit note', Payment: 'Payment', Refund: 'Refund', FinanceChargeMemo: 'Finance charge', Reminder: 'Reminder',
+};
+
+/** An amount in the site currency; null (not pushed) as the words given. */
+const moneyIn = (currency: string) => (amount: string | null, none = 'Not given') => formatMoney(amount, currency, none);
+
+const address = (parts: Array<string | null>) => parts.filter(Boolean).join(', ');
+
+/** The account page's account. */
+export function accountPage(a: AccountView, currency: string) {
+  const money = moneyIn(currency);
+  return {
+    accountNo: a.accountNo,
+    name: a.name,
+    status: accountStatusWords(a.status),
+    active: a.status === 'Active',
+    paymentTerms: a.paymentTermsCode,
+    billTo: address([a.billToAddress1, a.billToAddress2, a.billToCity, a.billToState, a.billToPostCode, a.billToCountryRegionName ?? a.billToCountryRegionCode]),
+    phone: a.phoneNo,
+    email: a.email,
+    creditLimit: money(a.creditLimit),
+    creditBalance: money(a.creditBalance),
+    amountOwed: money(a.amountOwed),
+    overdueCount: formatQuantity(a.overdue.count),
+    overdueAmount: money(a.overdue.amount),
+    hasOverdue: a.overdue.count > 0,
+    defaultShipToCode: a.defaultShipToCode,
+    shipTos: a.shipToAddresses.map((s) => ({
+      code: s.shipToCode,
+      name: s.shipToName,
+      address: address([s.shipToAddress1, s.shipToAddress2, s.shipToCity, s.shipToState, s.shipToPostCode, s.shipToCountryRegionCode]),
+    })),
+  };
+}
+
+/** One row of the ledger page. */
+export function ledgerRow(e: LedgerEntryView, currency: string) {
+  const money = moneyIn(currency);
+  return {
+    entryNo: e.entryNo,
+    documentNo: e.documentNo,
+    documentType: DOCUMENT_WORDS[e.documentType] ?? e.documentType,
+    reference: e.externalDocumentNo,
+    posted: formatDate(e.postingDate),
+    due: formatDate(e.dueDate),
+    amount: money(e.amount),
+    remaining: money(e.remainingAmount),
+    open: entryIsOpen(e),
+    overdue: e.overdue,
+  };
+}

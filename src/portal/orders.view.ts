@@ -1,0 +1,77 @@
+import type { AccountView } from '../modules/customers/index.js';
+import type { Order } from '../modules/orders/index.js';
+import { formatDate, formatMoney, formatQuantity } from './format.js';
+
+/** The orders pages' view models: the account's orders and one order, statuses in words. */
+
+const STATUS_WORDS: Record<Order['status'], string> = {
+  Pending: 'Pending', Invoiced: 'Invoiced', PartShipped: 'Part shipped', Shipped: 'Shipped', Cancelled: 'Cancelled',
+};
+export const statusWords = (status: Order['status']): string => STATUS_WORDS[status] ?? status;
+
+/** The ERP hand-off in words. */
+export function erpWords(erp: Order['erp']): string {
+  if (erp.state === 'Accepted') return erp.documentNo === null ? 'Accepted by our order system' : `Accepted by our order system as ${erp.documentNo}`;
+  if (erp.state === 'Refused') return `Refused by our order system: ${erp.reason ?? 'no reason given'}. Contact your account manager.`;
+  return 'Queued: waiting to be sent to our order system';
+}
+
+/** One row of the orders list. */
+export function orderRow(o: Order, currency: string) {
+  return {
+    orderNumber: o.orderNumber,
+    placed: formatDate(o.placedAt),
+    reference: o.customerReference,
+    status: statusWords(o.status),
+    total: formatMoney(o.totals.total, currency),
+  };
+}
+
+/** The ship-to's name and address on one line, or null when the account no longer has it. */
+function shipToLine(account: AccountView, shipToCode: string): string | null {
+  const s = account.shipToAddresses.find((a) => a.shipToCode === shipToCode);
+  if (s === undefined) return null;
+  return [s.shipToName, s.shipToAddress1, s.shipToAddress2, s.shipToCity, s.shipToState, s.shipToPostCode, s.shipToCountryRegionCode].filter(Boolean).join(', ');
+}
+
+function orderLine(l: Order['lines'][number], currency: string) {
+  return {
+    lineNumber: l.lineNumber,
+    sku: l.sku,
+    description: l.description,
+    ordered: formatQuantity(l.quantity),
+    invoiced: formatQuantity(l.invoicedQuantity),
+    shipped: formatQuantity(l.shippedQuantity),
+    cancelled: formatQuantity(l.cancelledQuantity),
+    status: statusWords(l.status),
+    unitPrice: formatMoney(l.unitPrice, currency),
+    lineAmount: formatMoney(l.lineAmount, currency),
+    tax: formatMoney(l.taxAmount, currency),
+  };
+}
+
+/** The four totals in the site currency. */
+export function totalsView(totals: { net: string; tax: string; freight: string; total: string }, currency: string) {
+  return {
+    net: formatMoney(totals.net, currency),
+    tax: formatMoney(totals.tax, currency),
+    freight: formatMoney(totals.freight, currency),
+    total: formatMoney(totals.total, currency),
+  };
+}
+
+/** One order as its page shows it. */
+export function orderView(order: Order, account: AccountView, currency: string) {
+  return {
+    orderNumber: order.orderNumber,
+    placedAt: formatDate(order.placedAt),
+    reference: order.customerReference,
+    status: statusWords(order.status),
+    erp: erpWords(order.erp),
+    shipToCode: order.shipToCode,
+    shipTo: shipToLine(account, order.shipToCode),
+    lines: order.lines.map((l) => orderLine(l, currency)),
+    charges: order.charges.map((c) => ({ description: c.description, amount: formatMoney(c.amount, currency), tax: formatMoney(c.taxAmount, currency) })),
+    totals: totalsView(order.totals, currency),
+  };
+}
