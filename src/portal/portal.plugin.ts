@@ -4,6 +4,7 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import { AppError } from '../platform/http/problem.js';
+import { noteOnRequestLine } from '../platform/http/request-log.js';
 import { Refusal } from '../platform/refusal.js';
 import { createUsersService } from '../modules/users/index.js';
 import { accountRoutes } from './account.routes.js';
@@ -94,18 +95,18 @@ export async function portalPlugin(app: FastifyInstance, deps: PortalDeps): Prom
 export function portalErrorPage(error: FastifyError | AppError | Refusal, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof Refusal) {
     const refused = refusalPage(error);
-    request.log.info({ code: error.code }, 'portal request refused');
+    noteOnRequestLine(request, { refused: { code: error.code } });
     return sendMessage(reply, refused.status, refused.page === 'notFound' ? MESSAGES.notFound : MESSAGES.badForm);
   }
   if (error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN') {
-    request.log.info({ code: error.code }, 'portal form refused: CSRF token missing or invalid');
+    noteOnRequestLine(request, { refused: { code: error.code, reason: 'CSRF token missing or invalid' } });
     return sendMessage(reply, 403, MESSAGES.formExpired);
   }
   // The platform's own refusals (AppError carries its status as `status`) or Fastify's (`statusCode`).
   const status = error instanceof AppError ? error.status : error.statusCode;
   const validation = !(error instanceof AppError) && error.validation !== undefined;
   if (validation || (status !== undefined && status >= 400 && status < 500)) {
-    request.log.info({ code: error.code ?? 'validation' }, 'portal request refused');
+    noteOnRequestLine(request, { refused: { code: error.code ?? 'validation' } });
     if (status === 404) return sendMessage(reply, 404, MESSAGES.notFound);
     return sendMessage(reply, validation ? 400 : status as number, MESSAGES.badForm);
   }

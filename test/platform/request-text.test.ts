@@ -79,7 +79,7 @@ describe('path and query parameters PostgreSQL cannot store as text', () => {
       assert.doesNotMatch(res.body, /stack|SQLSTATE|"type"/);
     }
     const log = lines.join('');
-    assert.match(log, /portal request refused/);
+    assert.match(log, /"refused":\{"code":"[^"]+"\}[^\n]*"msg":"request completed"/, "each refusal told on its request's one line");
     assert.doesNotMatch(log, /"level":50|"stack"|portal request failed/, 'nothing logged as a failure');
   });
 });
