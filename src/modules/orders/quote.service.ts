@@ -11,7 +11,7 @@ import type { PriceRuleCache } from '../pricing/rule-cache.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
 import type { QuotePriceCache } from './quote-price-cache.js';
 import type { TradingReferenceCache } from './reference-cache.js';
-import { findBasket, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
+import { findPricingRows, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
 import { ordersRefusals, type BasketProblem, type Blocker, type OrdersRefusals, type UnknownSku } from './orders.refusals.js';
 import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine, type Totals } from './orders.schemas.js';
 
@@ -148,7 +148,7 @@ export async function priceBasket(
   deps: QuoteDeps, q: Queryable, accountNo: string, basket: QuoteBody, at: Date, options: { forOrder?: boolean } = {},
 ): Promise<PricedBasket> {
   const skus = basket.lines.map((line) => line.sku);
-  const rows = await findBasket(q, accountNo, basket.shipToCode, skus);
+  const rows = await findPricingRows(q, accountNo, basket.shipToCode, skus);
   const { account, shipTo, products } = rows;
   if (account === undefined) throw accountNotFound(accountNo);
   if (options.forOrder && account.status !== 'Active') throw accountCannotTransact(account);
