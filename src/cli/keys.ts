@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Config } from '../config.js';
-import { API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S } from '../modules/api-keys/api-keys.keys.js';
+import { API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S } from '../platform/auth/api-keys.js';
 import type { ApiKeyKind, ApiKeyRecord } from '../modules/api-keys/api-keys.service.js';
 import { withDatabase } from './with-database.js';
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Pool } from '../platform/db/pool.js';
 import {
-  MAX_CUSTOMER_REFERENCE, emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities,
+  emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities,
   type Basket, type BasketOwner,
 } from '../modules/baskets/baskets.service.js';
 import { accountOverview } from '../modules/customers/account.service.js';
@@ -12,7 +12,9 @@ import type { AccountView } from '../modules/customers/account.schemas.js';
 import { orderPlacedWithKey, placeOrder } from '../modules/orders/orders.service.js';
 import { priceBasket, type PricedBasket } from '../modules/orders/quote.service.js';
 import type { Shipping } from '../modules/freight/freight.engine.js';
-import type { Quote, QuoteLine } from '../modules/orders/orders.schemas.js';
+import {
+  CUSTOMER_REFERENCE_LENGTH as MAX_CUSTOMER_REFERENCE, MAX_BASKET_LINES, type Quote, type QuoteLine,
+} from '../modules/orders/orders.schemas.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { readQuantity } from './quantity.js';
 import { isKeyReused, orderRefusal, unpriceableLines } from './refusals.js';
@@ -34,7 +36,7 @@ export interface PageRoutesDeps {
 
 // Form bodies: quantities and SKUs repeat (one per line), everything else is one string.
 const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-const Repeated = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: 500 })]));
+const Repeated = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: MAX_BASKET_LINES })]));
 const CSRF = Text(200);
 const UpdateForm = Type.Object({ _csrf: CSRF, sku: Repeated(100), quantity: Repeated(40), remove: Text(100) });
 const CheckoutForm = Type.Object({ _csrf: CSRF, shipToCode: Text(100), customerReference: Text(200) });

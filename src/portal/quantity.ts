@@ -1,4 +1,4 @@
-import { MAX_LINE_QUANTITY } from '../modules/baskets/baskets.service.js';
+import { MAX_LINE_QUANTITY } from '../modules/orders/orders.schemas.js';
 import { formatQuantity } from './format.js';
 
 /**

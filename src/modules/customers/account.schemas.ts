@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
-import { amountSchema, nullableAmountSchema } from '../ledger/ledger.schemas.js';
+import { amountSchema, nullableAmountSchema } from '../../platform/schema/amount.js';
 import { ACCOUNT_STATUSES, PAYMENT_TERMS, PRICE_MODES } from './customers.schemas.js';
 
 const unsent = 'Null when never sent';

@@ -1,4 +1,5 @@
-import { accountLedgerSummary, amountText, type LedgerReadDeps } from '../ledger/ledger.service.js';
+import { amountText } from '../../platform/decimal.js';
+import { accountLedgerSummary, type LedgerReadDeps } from '../ledger/ledger.service.js';
 import type { AccountView } from './account.schemas.js';
 import { findAccount, findShipTos } from './customers.repository.js';
 import { accountNotFound } from './customers.refusals.js';

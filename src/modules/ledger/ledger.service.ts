@@ -1,13 +1,13 @@
 import type { Pool } from '../../platform/db/pool.js';
 import { siteDay } from '../../platform/day.js';
-import { Dec } from '../../platform/decimal.js';
+import { amountText, Dec } from '../../platform/decimal.js';
 import type { BatchDefinition } from '../../platform/batch/definition.js';
-import { QueryParams, readPaging } from '../../platform/schema/query-params.js';
+import { MAX_PAGE, QueryParams, readPaging } from '../../platform/schema/query-params.js';
 import { accountExists } from '../customers/customers.repository.js';
 import { accountNotFound } from '../customers/customers.refusals.js';
 import { ledgerEntriesPage, ledgerSummary, upsertLedgerEntries, type LedgerEntryRow } from './ledger.repository.js';
 import {
-  DEFAULT_LEDGER_PAGE_SIZE, entryNoKey, LedgerEntryItemSchema, MAX_LEDGER_PAGE, MAX_LEDGER_PAGE_SIZE,
+  DEFAULT_LEDGER_PAGE_SIZE, entryNoKey, LedgerEntryItemSchema, MAX_LEDGER_PAGE_SIZE,
   type LedgerEntryItem, type LedgerEntryView, type LedgerPage,
 } from './ledger.schemas.js';
 
@@ -33,11 +33,6 @@ export interface LedgerReadDeps {
 /** "The day" of the overdue rule: today's date in the site's time zone. */
 export function ledgerDay(deps: Pick<LedgerReadDeps, 'siteTimeZone' | 'now'>): string {
   return siteDay((deps.now ?? (() => new Date()))(), deps.siteTimeZone);
-}
-
-/** Exactly 4 places, as every amount of the public API. Stored values have at most 4, so nothing is rounded. */
-export function amountText(value: string): string {
-  return new Dec(value).toFixed(4, Dec.ROUND_HALF_UP);
 }
 
 const amountOrNull = (value: string | null): string | null => (value === null ? null : amountText(value));
@@ -78,7 +73,7 @@ export interface LedgerParams {
 export function parseLedgerParams(query: Record<string, unknown>): LedgerParams {
   const params = new QueryParams(query);
   const open = params.boolean('open');
-  const paging = readPaging(params, { defaultSize: DEFAULT_LEDGER_PAGE_SIZE, maxSize: MAX_LEDGER_PAGE_SIZE, maxPage: MAX_LEDGER_PAGE });
+  const paging = readPaging(params, { defaultSize: DEFAULT_LEDGER_PAGE_SIZE, maxSize: MAX_LEDGER_PAGE_SIZE, maxPage: MAX_PAGE });
   params.check();
   return { open, ...paging };
 }
