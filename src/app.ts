@@ -31,11 +31,10 @@ import { lookupProblems, lookupRoutes } from './modules/lookup/lookup.routes.js'
 import { LookupProductCache } from './modules/lookup/product-cache.js';
 import { PriceRuleCache } from './modules/pricing/rule-cache.js';
 import { catalogueAdminRoutes, catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
-import { accountRoutes, customersProblems } from './modules/customers/account.routes.js';
-import { customersIntegrationRoutes } from './modules/customers/customers.routes.js';
+import { customersIntegrationRoutes, customersProblems } from './modules/customers/customers.routes.js';
 import { freightIntegrationRoutes } from './modules/freight/freight.routes.js';
 import { inventoryIntegrationRoutes } from './modules/inventory/inventory.routes.js';
-import { ledgerIntegrationRoutes } from './modules/ledger/ledger.routes.js';
+import { accountRoutes, ledgerIntegrationRoutes } from './modules/ledger/ledger.routes.js';
 import { pricingIntegrationRoutes } from './modules/pricing/pricing.routes.js';
 import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
 import { ordersIntegrationRoutes, ordersProblems, ordersRoutes } from './modules/orders/orders.routes.js';

@@ -7,8 +7,8 @@ import {
   emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities,
   type Basket, type BasketOwner,
 } from '../modules/baskets/baskets.service.js';
-import { accountOverview } from '../modules/customers/account.service.js';
-import type { AccountView } from '../modules/customers/account.schemas.js';
+import { accountOverview } from '../modules/ledger/ledger.service.js';
+import type { AccountView } from '../modules/ledger/ledger.schemas.js';
 import { orderPlacedWithKey, placeOrder } from '../modules/orders/orders.service.js';
 import { priceBasket, type PricedBasket } from '../modules/orders/quote.service.js';
 import type { Shipping } from '../modules/freight/freight.engine.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { accountOverview } from '../modules/customers/account.service.js';
+import { accountOverview } from '../modules/ledger/ledger.service.js';
 import { getOrder, listAccountOrders } from '../modules/orders/orders.service.js';
 import type { Order } from '../modules/orders/orders.schemas.js';
 import type { PageRoutesDeps } from './basket.routes.js';

@@ -9,7 +9,7 @@ import { AppError } from '../platform/http/problem.js';
 import { Refusal } from '../platform/refusal.js';
 import { refusalPage } from './refusals.js';
 import type { RateLimiter } from '../platform/http/rate-limit.js';
-import type { AccountDeps } from '../modules/customers/account.service.js';
+import type { AccountDeps } from '../modules/ledger/ledger.service.js';
 import type { LookupDeps } from '../modules/lookup/lookup.service.js';
 import type { OrderDeps } from '../modules/orders/orders.service.js';
 import type { SearchDeps } from '../modules/search/search.service.js';

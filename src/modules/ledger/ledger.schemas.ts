@@ -3,9 +3,10 @@ import {
   INTEGER_TEXT_MAXIMUM_KEYWORD, optionalBoolean, optionalDate, optionalDecimal, optionalString, requiredDate, requiredEnum,
   requiredString,
 } from '../../platform/schema/fields.js';
-import { nullableAmountSchema } from '../../platform/schema/amount.js';
+import { amountSchema, nullableAmountSchema } from '../../platform/schema/amount.js';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
 import { MAX_PAGE } from '../../platform/schema/query-params.js';
+import { AccountAsPushedSchema } from '../customers/account.schemas.js';
 
 export const DOCUMENT_TYPES = ['Invoice', 'CreditMemo', 'Payment', 'Refund', 'FinanceChargeMemo', 'Reminder'] as const;
 export const ORIGIN_TYPES = ['Portal', 'Erp', 'Edi', 'Manual'] as const;
@@ -113,3 +114,21 @@ export const LedgerQuerySchema = Type.Object({
 
 export type LedgerEntryView = Static<typeof LedgerEntryViewSchema>;
 export type LedgerPage = Static<typeof LedgerPageSchema>;
+
+/* ---- The public read: GET /api/public/v1/account ---- */
+
+/**
+ * The account as pushed and its ship-tos (the customers module's), and what the ledger derives
+ * from its entries on today's date in SITE_TIME_ZONE.
+ */
+export const AccountViewSchema = Type.Object({
+  ...AccountAsPushedSchema.properties,
+  currency: Type.String({ description: 'ISO 4217, from SITE_CURRENCY' }),
+  amountOwed: amountSchema('Σ remainingAmount of the open ledger entries, exactly 4 places'),
+  overdue: Type.Object({
+    count: Type.Integer({ description: 'Open entries due before today with remainingAmount above zero' }),
+    amount: amountSchema('Σ remainingAmount of those entries, exactly 4 places'),
+  }),
+});
+
+export type AccountView = Static<typeof AccountViewSchema>;

@@ -3,12 +3,12 @@ import { siteDay } from '../../platform/day.js';
 import { amountText, Dec } from '../../platform/decimal.js';
 import type { BatchDefinition } from '../../platform/batch/definition.js';
 import { MAX_PAGE, QueryParams, readPaging } from '../../platform/schema/query-params.js';
-import { accountExists } from '../customers/customers.repository.js';
+import { accountAsPushed, accountExists } from '../customers/account.service.js';
 import { accountNotFound } from '../customers/customers.refusals.js';
 import { ledgerEntriesPage, ledgerSummary, upsertLedgerEntries, type LedgerEntryRow } from './ledger.repository.js';
 import {
   DEFAULT_LEDGER_PAGE_SIZE, entryNoKey, LedgerEntryItemSchema, MAX_LEDGER_PAGE_SIZE,
-  type LedgerEntryItem, type LedgerEntryView, type LedgerPage,
+  type AccountView, type LedgerEntryItem, type LedgerEntryView, type LedgerPage,
 } from './ledger.schemas.js';
 
 /** The entry number's `bigint` range is part of the schema, so it is checked with every other field. */
@@ -52,10 +52,25 @@ export interface LedgerSummary {
   overdue: { count: number; amount: string };
 }
 
-/** The account's totals on today's date. The caller has already made sure the account exists. */
+/** The account's totals on today's date; an account never pushed has none to speak of (accountOverview checks). */
 export async function accountLedgerSummary(deps: LedgerReadDeps, accountNo: string): Promise<LedgerSummary> {
   const row = await ledgerSummary(deps.pool, accountNo, ledgerDay(deps));
   return { amountOwed: amountText(row.amount_owed), overdue: { count: row.overdue_count, amount: amountText(row.overdue_amount) } };
+}
+
+export interface AccountDeps extends LedgerReadDeps {
+  /** ISO 4217 of every amount (SITE_CURRENCY). */
+  currency: string;
+}
+
+/**
+ * GET /account: the account as pushed and its ship-tos, read by the customers module (which refuses
+ * an account never pushed), with its amount owed and overdue entries on today's date. The ledger
+ * composes it because it depends on customers, never the other way round.
+ */
+export async function accountOverview(deps: AccountDeps, accountNo: string): Promise<AccountView> {
+  const [account, owed] = await Promise.all([accountAsPushed(deps.pool, accountNo), accountLedgerSummary(deps, accountNo)]);
+  return { ...account, currency: deps.currency, ...owed };
 }
 
 export interface LedgerParams {
