@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { LedgerEntryView } from '../modules/ledger/ledger.schemas.js';
-import { accountLedgerPage, accountOverview, entryIsOpen, parseLedgerParams } from '../modules/ledger/ledger.service.js';
+import { accountLedgerPage, accountOverview, entryIsOpen, parseLedgerParams, type LedgerEntryView } from '../modules/ledger/index.js';
 import { accountStatusWords, type PageRoutesDeps } from './basket.routes.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { sendPage } from './render.js';

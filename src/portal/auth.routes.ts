@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { RateLimiter, RateLimitPolicy } from '../platform/http/rate-limit.js';
-import { INVITATION_VALIDITY_DAYS } from '../modules/customers/provision-user.job.js';
-import { RESET_VALIDITY_MINUTES } from '../modules/users/password-reset.job.js';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../modules/users/passwords.js';
-import type { Invitation, LinkState, PasswordChange, UsersService } from '../modules/users/users.service.js';
+import { INVITATION_VALIDITY_DAYS } from '../modules/customers/index.js';
+import {
+  PASSWORD_MAX, PASSWORD_MIN, RESET_VALIDITY_MINUTES, type Invitation, type LinkState, type PasswordChange, type UsersService,
+} from '../modules/users/index.js';
 import { MESSAGES, sendMessage, tooManyAttempts, type Message } from './pages.js';
 import { passwordRefusal } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';

@@ -6,15 +6,13 @@ import type { Pool } from '../platform/db/pool.js';
 import {
   emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities,
   type Basket, type BasketOwner,
-} from '../modules/baskets/baskets.service.js';
-import { accountOverview } from '../modules/ledger/ledger.service.js';
-import type { AccountView } from '../modules/ledger/ledger.schemas.js';
-import { orderPlacedWithKey, placeOrder } from '../modules/orders/orders.service.js';
-import { priceBasket, type PricedBasket } from '../modules/orders/quote.service.js';
-import type { Shipping } from '../modules/freight/freight.engine.js';
+} from '../modules/baskets/index.js';
+import { accountOverview, type AccountView } from '../modules/ledger/index.js';
 import {
-  CUSTOMER_REFERENCE_LENGTH as MAX_CUSTOMER_REFERENCE, MAX_BASKET_LINES, type Quote, type QuoteLine,
-} from '../modules/orders/orders.schemas.js';
+  CUSTOMER_REFERENCE_LENGTH as MAX_CUSTOMER_REFERENCE, MAX_BASKET_LINES, orderPlacedWithKey, placeOrder, priceBasket,
+  type PricedBasket, type Quote, type QuoteLine,
+} from '../modules/orders/index.js';
+import type { Shipping } from '../modules/freight/index.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { readQuantity } from './quantity.js';
 import { isKeyReused, orderRefusal, unpriceableLines } from './refusals.js';

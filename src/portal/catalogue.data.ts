@@ -1,10 +1,10 @@
 import type { Queryable } from '../platform/db/pool.js';
-import { brandEntitlement } from '../modules/catalogue/entitlement.js';
-import { lookupProducts, type LookupDeps } from '../modules/lookup/lookup.service.js';
-import type { LookupValue } from '../modules/lookup/lookup.schemas.js';
-import type { Stock } from '../modules/inventory/stock.js';
-import { buildDocuments, orderSizes, variantKey, type SearchDocument, type SearchVariant } from '../modules/search/search.documents.js';
-import { referenceData } from '../modules/search/search.repository.js';
+import { brandEntitlement } from '../modules/catalogue/index.js';
+import { lookupProducts, type LookupDeps, type LookupValue } from '../modules/lookup/index.js';
+import type { Stock } from '../modules/inventory/index.js';
+import {
+  buildDocuments, orderSizes, referenceData, variantKey, type SearchDocument, type SearchVariant,
+} from '../modules/search/index.js';
 
 /**
  * The catalogue pages' reads besides the search and lookup services: which SKUs make the

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { accountOverview } from '../modules/ledger/ledger.service.js';
-import { getOrder, listAccountOrders } from '../modules/orders/orders.service.js';
-import type { Order } from '../modules/orders/orders.schemas.js';
+import { accountOverview } from '../modules/ledger/index.js';
+import { getOrder, listAccountOrders, type Order } from '../modules/orders/index.js';
 import type { PageRoutesDeps } from './basket.routes.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import { MESSAGES, sendMessage } from './pages.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { addToBasket } from '../modules/baskets/baskets.service.js';
-import { documentKey } from '../modules/search/search.documents.js';
+import { addToBasket } from '../modules/baskets/index.js';
+import { documentKey } from '../modules/search/index.js';
 import { availableNow, offersOf, productOf } from './catalogue.data.js';
 import { setFlash, takeFlash } from './flash.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';

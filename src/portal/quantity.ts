@@ -1,4 +1,4 @@
-import { MAX_LINE_QUANTITY } from '../modules/orders/orders.schemas.js';
+import { MAX_LINE_QUANTITY } from '../modules/orders/index.js';
 import { formatQuantity } from './format.js';
 
 /**

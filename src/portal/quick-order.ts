@@ -1,6 +1,6 @@
 import { textProblem } from '../platform/schema/formats.js';
-import { eanProblem } from '../modules/lookup/ean.js';
-import { MAX_BASKET_LINES } from '../modules/orders/orders.schemas.js';
+import { eanProblem } from '../modules/lookup/index.js';
+import { MAX_BASKET_LINES } from '../modules/orders/index.js';
 import { readQuantity } from './quantity.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { Refusal } from '../platform/refusal.js';
 import { queryRefusals, type QueryProblem } from '../platform/schema/query-params.js';
-import { basketsRefusals } from '../modules/baskets/baskets.refusals.js';
-import { customersRefusals } from '../modules/customers/customers.refusals.js';
-import { lookupRefusals } from '../modules/lookup/lookup.refusals.js';
-import { ordersRefusals, type OrdersRefusals } from '../modules/orders/orders.refusals.js';
-import { usersRefusals, type LinkState } from '../modules/users/users.refusals.js';
+import { basketsRefusals } from '../modules/baskets/index.js';
+import { customersRefusals } from '../modules/customers/index.js';
+import { lookupRefusals } from '../modules/lookup/index.js';
+import { ordersRefusals, type OrdersRefusals } from '../modules/orders/index.js';
+import { usersRefusals, type LinkState } from '../modules/users/index.js';
 import type { FieldError } from './render.js';
 
 /**

@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Pool } from '../platform/db/pool.js';
 import type { QueryProblem } from '../platform/schema/query-params.js';
-import { DEFAULT_PAGE_SIZE, FILTERS, parseSearchParams, parseSuggestParams, type Filter, type SearchParams } from '../modules/search/search.params.js';
-import { FACETS, type Facet } from '../modules/search/search.queries.js';
-import { SearchResponseSchema, SuggestResponseSchema, type SearchResponse } from '../modules/search/search.schemas.js';
-import { search, suggest } from '../modules/search/search.service.js';
+import {
+  DEFAULT_PAGE_SIZE, FACETS, FILTERS, parseSearchParams, parseSuggestParams, search, SearchResponseSchema, suggest, SuggestResponseSchema,
+  type Facet, type Filter, type SearchParams, type SearchResponse,
+} from '../modules/search/index.js';
 import { availabilityOf, offersOf, priceRange, skusOfColourways, type SkuOffer } from './catalogue.data.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 import type { PortalServices } from './portal.plugin.js';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { BasketOwner } from '../modules/baskets/baskets.service.js';
-import type { Buyer, UsersService } from '../modules/users/users.service.js';
+import type { BasketOwner } from '../modules/baskets/index.js';
+import type { Buyer, UsersService } from '../modules/users/index.js';
 import type { BuyerView } from './render.js';
 
 /**

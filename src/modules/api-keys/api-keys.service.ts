@@ -2,7 +2,7 @@ import type { Queryable } from '../../platform/db/pool.js';
 import {
   API_KEY_KINDS, DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT, MAX_WINDOW_S, type ApiKeyAuthenticator, type ApiKeyKind, type RateLimitPolicy,
 } from '../../platform/auth/api-keys.js';
-import { accountExists } from '../customers/customers.repository.js';
+import { accountExists } from '../customers/index.js';
 import { API_KEY_PREFIX, generateApiKey, hashApiKey, hashesMatch, lookupIdOfPrefix, parseApiKey } from './api-keys.keys.js';
 import { findApiKeyByLookupId, insertApiKey, listApiKeyRows, revokeApiKeyRow, type ApiKeyRow } from './api-keys.repository.js';
 

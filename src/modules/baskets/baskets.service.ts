@@ -4,7 +4,7 @@ import {
   type BasketLineRow, type BasketOwner, type BasketRow,
 } from './baskets.repository.js';
 // A quote's and an order's limits: a basket is always one that can be quoted and ordered.
-import { CUSTOMER_REFERENCE_LENGTH, MAX_BASKET_LINES, MAX_LINE_QUANTITY } from '../orders/orders.schemas.js';
+import { CUSTOMER_REFERENCE_LENGTH, MAX_BASKET_LINES, MAX_LINE_QUANTITY } from '../orders/index.js';
 import { basketsRefusals, type LineProblem } from './baskets.refusals.js';
 
 export type { BasketOwner } from './baskets.repository.js';

@@ -1,7 +1,7 @@
 import type { BatchDefinition, ResultItem } from '../../platform/batch/definition.js';
 import type { ItemError } from '../../platform/schema/item-validator.js';
 import { upsertCustomers } from './customers.repository.js';
-import { REFERENCE_CODE_LENGTH as BRAND_CODE_LENGTH } from '../catalogue/catalogue.schemas.js';
+import { REFERENCE_CODE_LENGTH as BRAND_CODE_LENGTH } from '../catalogue/index.js';
 import { CustomerItemSchema, type CustomerItem } from './customers.schemas.js';
 
 /**

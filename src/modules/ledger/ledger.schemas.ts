@@ -6,7 +6,7 @@ import {
 import { amountSchema, nullableAmountSchema } from '../../platform/schema/amount.js';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
 import { MAX_PAGE } from '../../platform/schema/query-params.js';
-import { AccountAsPushedSchema } from '../customers/account.schemas.js';
+import { AccountAsPushedSchema } from '../customers/index.js';
 
 export const DOCUMENT_TYPES = ['Invoice', 'CreditMemo', 'Payment', 'Refund', 'FinanceChargeMemo', 'Reminder'] as const;
 export const ORIGIN_TYPES = ['Portal', 'Erp', 'Edi', 'Manual'] as const;

@@ -3,8 +3,7 @@ import { siteDay } from '../../platform/day.js';
 import { amountText, Dec } from '../../platform/decimal.js';
 import type { BatchDefinition } from '../../platform/batch/definition.js';
 import { MAX_PAGE, QueryParams, readPaging } from '../../platform/schema/query-params.js';
-import { accountAsPushed, accountExists } from '../customers/account.service.js';
-import { accountNotFound } from '../customers/customers.refusals.js';
+import { accountAsPushed, accountExists, accountNotFound } from '../customers/index.js';
 import { ledgerEntriesPage, ledgerSummary, upsertLedgerEntries, type LedgerEntryRow } from './ledger.repository.js';
 import {
   DEFAULT_LEDGER_PAGE_SIZE, entryNoKey, LedgerEntryItemSchema, MAX_LEDGER_PAGE_SIZE,

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AMOUNT_PATTERN } from '../../platform/schema/amount.js';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
-import { StockSchema } from '../inventory/stock.js';
+import { StockSchema } from '../inventory/index.js';
 
 /** At most this many keys per call (interface "Limits"). */
 export const MAX_LOOKUP_KEYS = 100;

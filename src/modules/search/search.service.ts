@@ -1,11 +1,11 @@
-import type { Pool } from '../../platform/db/pool.js';
-import { accountNotFound } from '../customers/customers.refusals.js';
+import type { Pool, Queryable } from '../../platform/db/pool.js';
+import { accountNotFound } from '../customers/index.js';
 import { buildDocuments } from './search.documents.js';
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
 import { answerBody, type SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
 import { browseColourways, searchContext, searchDocuments, suggestDocuments, type SearchContext } from './search.queries.js';
-import { referenceData } from './search.repository.js';
+import { referenceData as readReferenceData, type ReferenceData } from './search.repository.js';
 import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.schemas.js';
 
 /**
@@ -66,8 +66,15 @@ export async function browse(deps: SearchDeps, accountNo: string, params: Browse
   const found = await browseColourways(deps.pool, {
     brands: context, category: params.category, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
   });
-  const reference = await referenceData(deps.pool);
+  const reference = await readReferenceData(deps.pool);
   const documents = [...buildDocuments(found.variants, reference.categories, reference.brandNames).values()]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { data: documents, total: found.total, page: params.page, pageSize: params.pageSize };
+}
+
+export type { ReferenceData };
+
+/** Categories and brand names, as documents are built from them (the portal's product pages build theirs). */
+export function referenceData(q: Queryable): Promise<ReferenceData> {
+  return readReferenceData(q);
 }

@@ -4,7 +4,7 @@ import {
   addToBasket, emptyBasket, emptyOrderedBasket, readBasket, removeFromBasket, setBasketCheckout, setBasketQuantities,
   type BasketOwner,
 } from '../../../src/modules/baskets/baskets.service.js';
-import { MAX_BASKET_LINES, MAX_LINE_QUANTITY } from '../../../src/modules/orders/orders.schemas.js';
+import { MAX_BASKET_LINES, MAX_LINE_QUANTITY } from '../../../src/modules/orders/index.js';
 import { withTransaction } from '../../../src/platform/db/pool.js';
 import { basketsRefusals, type BasketsRefusals } from '../../../src/modules/baskets/baskets.refusals.js';
 import type { RefusalOf } from '../../../src/platform/refusal.js';
