@@ -23,27 +23,20 @@ import { installStrictTransportSecurity, STRICT_TRANSPORT_SECURITY } from './pla
 import { RequestLogController, requestSerializer } from './platform/http/request-log.js';
 import { installRequestTextCheck } from './platform/http/request-text.js';
 import { createWriteGate } from './platform/http/write-gate.js';
-import { SearchAnswerCache } from './modules/search/search.cache.js';
-import { searchRoutes } from './modules/search/search.routes.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
-import { createPublicKeyAuthenticator } from './modules/api-keys/api-keys.service.js';
-import { lookupProblems, lookupRoutes } from './modules/lookup/lookup.routes.js';
-import { LookupProductCache } from './modules/lookup/product-cache.js';
-import { PriceRuleCache } from './modules/pricing/rule-cache.js';
-import { catalogueAdminRoutes, catalogueIntegrationRoutes } from './modules/catalogue/catalogue.routes.js';
-import { accountRoutes, customersProblems } from './modules/customers/account.routes.js';
-import { customersIntegrationRoutes } from './modules/customers/customers.routes.js';
-import { freightIntegrationRoutes } from './modules/freight/freight.routes.js';
-import { inventoryIntegrationRoutes } from './modules/inventory/inventory.routes.js';
-import { ledgerIntegrationRoutes } from './modules/ledger/ledger.routes.js';
-import { pricingIntegrationRoutes } from './modules/pricing/pricing.routes.js';
-import { taxIntegrationRoutes } from './modules/tax/tax.routes.js';
-import { ordersIntegrationRoutes, ordersProblems, ordersRoutes } from './modules/orders/orders.routes.js';
-import { QuotePriceCache } from './modules/orders/quote-price-cache.js';
-import { TradingReferenceCache } from './modules/orders/reference-cache.js';
+import { createPublicKeyAuthenticator } from './modules/api-keys/index.js';
+import { catalogueAdminRoutes, catalogueIntegrationRoutes } from './modules/catalogue/index.js';
+import { customersIntegrationRoutes, customersProblems } from './modules/customers/index.js';
+import { freightIntegrationRoutes } from './modules/freight/index.js';
+import { inventoryIntegrationRoutes } from './modules/inventory/index.js';
+import { accountRoutes, ledgerIntegrationRoutes } from './modules/ledger/index.js';
+import { LookupProductCache, lookupProblems, lookupRoutes } from './modules/lookup/index.js';
+import { ordersIntegrationRoutes, ordersProblems, ordersRoutes, QuotePriceCache, TradingReferenceCache } from './modules/orders/index.js';
+import { PriceRuleCache, pricingIntegrationRoutes } from './modules/pricing/index.js';
+import { indexStatus, SearchAnswerCache, searchRoutes } from './modules/search/index.js';
+import { taxIntegrationRoutes } from './modules/tax/index.js';
 import { LINK_TOKEN_SEGMENTS } from './portal/auth.routes.js';
 import { portalNotFound, portalPlugin, type PortalServices } from './portal/portal.plugin.js';
-import { indexStatus } from './modules/search/search.repository.js';
 
 export interface AppDeps {
   config: Config;

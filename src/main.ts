@@ -11,7 +11,7 @@ import type { Worker } from './platform/jobs/worker.js';
 import { createMetrics } from './platform/http/metrics.js';
 import { createLifecycle, type Lifecycle } from './platform/http/lifecycle.js';
 import { handleShutdown } from './platform/shutdown.js';
-import { startSearchIndexer, type SearchIndexer } from './modules/search/search.indexer.js';
+import { startSearchIndexer, type SearchIndexer } from './modules/search/index.js';
 import { startJobWorkerWhenReachable } from './worker.js';
 
 /** What a start has opened so far, for the shutdown to close. */

@@ -8,13 +8,12 @@ import { boundHeapGrowth } from './platform/heap.js';
 import { createLogger } from './platform/logger.js';
 import { handleShutdown } from './platform/shutdown.js';
 import { createMailer, type Mailer } from './platform/mail.js';
-import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/provision-user.job.js';
-import { erpClientOf, type ErpClient } from './modules/orders/erp.client.js';
+import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/index.js';
+import { housekeeping, housekeepingCron, housekeepingHandler } from './modules/housekeeping/index.js';
+import { erpClientOf, erpHandoff, erpHandoffHandler, type ErpClient } from './modules/orders/index.js';
 import {
   passwordReset, passwordResetHandler, passwordResetRequest, passwordResetRequestHandler,
-} from './modules/users/password-reset.job.js';
-import { erpHandoff, erpHandoffHandler } from './modules/orders/erp-handoff.job.js';
-import { housekeeping, housekeepingCron, housekeepingHandler } from './modules/housekeeping/housekeeping.job.js';
+} from './modules/users/index.js';
 
 /** Every job type the service enqueues; the worker refuses to start if one lacks a handler. */
 export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff, passwordResetRequest, passwordReset, housekeeping];

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../config.js';
-import type { Brand } from '../modules/catalogue/brands.repository.js';
+import type { Brand } from '../modules/catalogue/index.js';
 import { withDatabase } from './with-database.js';
 
 /** `portway brands set|list`: the brand reference data that brand entitlement reads. */
@@ -14,14 +14,14 @@ function brandCode(text: string): string {
 }
 
 export async function brandsSetCommand(config: Config, code: string, opts: { name: string; restricted?: boolean }): Promise<void> {
-  const { upsertBrands } = await import('../modules/catalogue/brands.repository.js');
+  const { setBrand } = await import('../modules/catalogue/index.js');
   const brand: Brand = { code, name: opts.name, restricted: opts.restricted === true };
-  await withDatabase(config, (db) => upsertBrands(db.pool, [brand]));
+  await withDatabase(config, (db) => setBrand(db.pool, brand));
   process.stdout.write(`brand ${brand.code} (${brand.name}) is ${brand.restricted ? 'restricted: only accounts that list it may buy it' : 'not restricted'}\n`);
 }
 
 export async function brandsListCommand(config: Config): Promise<void> {
-  const { listBrands } = await import('../modules/catalogue/brands.repository.js');
+  const { listBrands } = await import('../modules/catalogue/index.js');
   const brands = await withDatabase(config, (db) => listBrands(db.pool));
   if (brands.length === 0) {
     process.stdout.write('no brands (every brand code counts as not restricted)\n');

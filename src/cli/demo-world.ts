@@ -1,11 +1,11 @@
-import type { BrandItem, CategoryItem, ProductItem } from '../modules/catalogue/catalogue.schemas.js';
-import type { CustomerItem } from '../modules/customers/customers.schemas.js';
-import type { FreightRateItem, PackageTypeItem, PostcodeRouteItem } from '../modules/freight/freight.schemas.js';
-import type { InventoryItem } from '../modules/inventory/inventory.schemas.js';
-import type { LedgerEntryItem } from '../modules/ledger/ledger.schemas.js';
-import { gs1CheckDigit } from '../modules/lookup/ean.js';
-import type { PriceRuleItem } from '../modules/pricing/pricing.schemas.js';
-import type { AreaItem, GstPostingRatesItem, JurisdictionItem } from '../modules/tax/tax.schemas.js';
+import type { BrandItem, CategoryItem, ProductItem } from '../modules/catalogue/index.js';
+import type { CustomerItem } from '../modules/customers/index.js';
+import type { FreightRateItem, PackageTypeItem, PostcodeRouteItem } from '../modules/freight/index.js';
+import type { InventoryItem } from '../modules/inventory/index.js';
+import type { LedgerEntryItem } from '../modules/ledger/index.js';
+import { gs1CheckDigit } from '../modules/lookup/index.js';
+import type { PriceRuleItem } from '../modules/pricing/index.js';
+import type { AreaItem, GstPostingRatesItem, JurisdictionItem } from '../modules/tax/index.js';
 import { seededRandom } from '../platform/seeded-random.js';
 
 /**

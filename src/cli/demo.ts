@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { invitationMailId } from '../modules/customers/provision-user.job.js';
+import { invitationMailId } from '../modules/customers/index.js';
 import { openDatabase, type Database } from '../platform/db/database.js';
 import { createCliLogger } from '../platform/logger.js';
 import { mintIntegrationToken } from '../platform/http/integration-auth.js';

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Config } from '../config.js';
-import { API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S } from '../modules/api-keys/api-keys.keys.js';
-import type { ApiKeyKind, ApiKeyRecord } from '../modules/api-keys/api-keys.service.js';
+import { API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S } from '../platform/auth/api-keys.js';
+import type { ApiKeyKind, ApiKeyRecord } from '../modules/api-keys/index.js';
 import { withDatabase } from './with-database.js';
 
 /**
@@ -9,7 +9,7 @@ import { withDatabase } from './with-database.js';
  * The api-keys service (and the database, Redis and mail modules behind it) is loaded by the
  * command that uses it, not when the command line starts.
  */
-const service = () => import('../modules/api-keys/api-keys.service.js');
+const service = () => import('../modules/api-keys/index.js');
 
 /** A whole number from `min` to `max`, written as digits. */
 export function parseWholeNumber(option: string, min: number, max: number): (text: string) => number {

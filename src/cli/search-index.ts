@@ -5,7 +5,7 @@ import { withDatabase } from './with-database.js';
 /** `portway index rebuild|status`: the search index (decisions §5). */
 
 export async function indexRebuildCommand(config: Config): Promise<void> {
-  const { rebuild } = await import('../modules/search/search.indexer.js');
+  const { rebuild } = await import('../modules/search/index.js');
   const started = performance.now();
   const result = await withDatabase(config, (db) => rebuild(db.pool));
   const seconds = (performance.now() - started) / 1000;
@@ -16,7 +16,7 @@ export async function indexRebuildCommand(config: Config): Promise<void> {
 }
 
 export async function indexStatusCommand(config: Config): Promise<void> {
-  const { indexStatus } = await import('../modules/search/search.repository.js');
+  const { indexStatus } = await import('../modules/search/index.js');
   const status = await withDatabase(config, (db) => indexStatus(db.pool));
   const lines = [
     `documents\t${status.documents}`,

@@ -7,6 +7,11 @@ import { Decimal } from 'decimal.js';
 export const Dec = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
 export type Dec = Decimal;
 
+/** Exactly 4 places, as every amount of the public API (schema/amount.ts). Stored values have at most 4, so nothing is rounded. */
+export function amountText(value: string): string {
+  return new Dec(value).toFixed(4, Dec.ROUND_HALF_UP);
+}
+
 const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 /** A double's shortest form reproduces the sender's text only up to 15 significant digits. */
 const MAX_EXACT_NUMBER_DIGITS = 15;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { accountOverview } from '../modules/customers/index.js';
+import { accountOverview } from '../modules/ledger/index.js';
 import { accountLedgerPage, parseLedgerParams } from '../modules/ledger/index.js';
 import { accountPage, ledgerRow } from './account.view.js';
 import type { PageDeps } from './portal.types.js';

@@ -1,4 +1,4 @@
-import { MAX_CUSTOMER_REFERENCE } from '../modules/baskets/index.js';
+import { CUSTOMER_REFERENCE_LENGTH } from '../modules/orders/index.js';
 import { readQuantity } from './quantity.js';
 import type { FieldError } from './render.js';
 
@@ -29,8 +29,8 @@ export function readUpdateForm(body: { sku?: Repeated; quantity?: Repeated }): {
 
 /** The purchase-order number's problem, if it is too long. */
 export function referenceError(customerReference: string): FieldError | undefined {
-  if ([...customerReference].length <= MAX_CUSTOMER_REFERENCE) return undefined;
-  return { field: 'customerReference', message: `Purchase order number must be ${MAX_CUSTOMER_REFERENCE} characters or fewer` };
+  if ([...customerReference].length <= CUSTOMER_REFERENCE_LENGTH) return undefined;
+  return { field: 'customerReference', message: `Purchase order number must be ${CUSTOMER_REFERENCE_LENGTH} characters or fewer` };
 }
 
 /** "Place order" as posted. */

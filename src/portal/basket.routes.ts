@@ -3,10 +3,12 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import {
-  MAX_CUSTOMER_REFERENCE, emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities, type BasketOwner,
+  emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities, type BasketOwner,
 } from '../modules/baskets/index.js';
-import { accountOverview } from '../modules/customers/index.js';
-import { orderPlacedWithKey, placeOrder, priceAvailableLines } from '../modules/orders/index.js';
+import { accountOverview } from '../modules/ledger/index.js';
+import {
+  CUSTOMER_REFERENCE_LENGTH, MAX_BASKET_LINES, orderPlacedWithKey, placeOrder, priceAvailableLines,
+} from '../modules/orders/index.js';
 import { readOrderForm, readUpdateForm, referenceError, type OrderForm as PostedOrder } from './basket.form.js';
 import { DONE, basketModel, pricedShipTo, type BasketModel } from './basket.view.js';
 import type { PageDeps } from './portal.types.js';
@@ -22,7 +24,7 @@ import { basketOwnerOf, buyerOf, type SignedInBuyer } from './session.js';
 
 // Form bodies: quantities and SKUs repeat (one per line), everything else is one string.
 const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-const Repeated = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: 500 })]));
+const Repeated = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems: MAX_BASKET_LINES })]));
 const CSRF = Text(200);
 const UpdateForm = Type.Object({ _csrf: CSRF, sku: Repeated(100), quantity: Repeated(40), remove: Text(100) });
 const CheckoutForm = Type.Object({ _csrf: CSRF, shipToCode: Text(100), customerReference: Text(200) });
@@ -70,7 +72,7 @@ async function sendBasket(reply: FastifyReply, deps: PageDeps, buyer: SignedInBu
     ...model,
     shipToChosen: options.form?.shipToCode ?? model.shipToCode,
     customerReference: options.form?.customerReference ?? model.basket.customerReference ?? '',
-    maxReference: MAX_CUSTOMER_REFERENCE,
+    maxReference: CUSTOMER_REFERENCE_LENGTH,
   }, options.status ?? 200);
 }
 

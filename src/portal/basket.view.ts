@@ -1,5 +1,5 @@
 import type { Basket } from '../modules/baskets/index.js';
-import type { AccountView } from '../modules/customers/index.js';
+import type { AccountView } from '../modules/ledger/index.js';
 import type { Shipping } from '../modules/freight/index.js';
 import type { AvailableLinesPricing, PricedBasket, Quote, QuoteLine } from '../modules/orders/index.js';
 import { accountStatusWords } from './account.view.js';

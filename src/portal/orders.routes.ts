@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { accountOverview } from '../modules/customers/index.js';
+import { accountOverview } from '../modules/ledger/index.js';
 import { getOrder, listAccountOrders, type Order } from '../modules/orders/index.js';
 import { orderRow, orderView } from './orders.view.js';
 import { MESSAGES, sendMessage } from './pages.js';

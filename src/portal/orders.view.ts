@@ -1,4 +1,4 @@
-import type { AccountView } from '../modules/customers/index.js';
+import type { AccountView } from '../modules/ledger/index.js';
 import type { Order } from '../modules/orders/index.js';
 import { formatDate, formatMoney, formatQuantity } from './format.js';
 

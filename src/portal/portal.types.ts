@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Pool } from '../platform/db/pool.js';
 import type { RateLimiter } from '../platform/http/rate-limit.js';
-import type { AccountDeps } from '../modules/customers/index.js';
+import type { AccountDeps } from '../modules/ledger/index.js';
 import type { LookupDeps } from '../modules/lookup/index.js';
 import type { OrderDeps } from '../modules/orders/index.js';
 import type { SearchDeps } from '../modules/search/index.js';

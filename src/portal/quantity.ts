@@ -1,4 +1,4 @@
-import { MAX_LINE_QUANTITY } from '../modules/baskets/index.js';
+import { MAX_LINE_QUANTITY } from '../modules/orders/index.js';
 import { formatQuantity } from './format.js';
 
 /**

@@ -1,5 +1,6 @@
 import { textProblem } from '../platform/schema/formats.js';
 import { eanProblem } from '../modules/lookup/index.js';
+import { MAX_BASKET_LINES } from '../modules/orders/index.js';
 import { readQuantity } from './quantity.js';
 
 /**
@@ -10,7 +11,7 @@ import { readQuantity } from './quantity.js';
  */
 
 /** Lines (not counting blank ones) one paste may hold. */
-export const MAX_QUICK_ORDER_LINES = 500;
+export const MAX_QUICK_ORDER_LINES = MAX_BASKET_LINES;
 /** Characters of a key: longer is no SKU or EAN of the catalogue. */
 export const MAX_KEY_LENGTH = 100;
 

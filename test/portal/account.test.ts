@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
-import type { AccountView } from '../../src/modules/customers/account.schemas.js';
+import type { AccountView } from '../../src/modules/ledger/index.js';
 import { LEDGER_PAGE_SIZE } from '../../src/portal/account.routes.js';
 import { formatMoney } from '../../src/portal/format.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';

@@ -1,11 +1,4 @@
 import crypto from 'node:crypto';
-import type { ApiKeyKind } from './api-keys.repository.js';
-
-export const API_KEY_KINDS: readonly ApiKeyKind[] = ['integrator', 'customer'];
-
-/** Bounds of the per-key overrides: a day-long window at most, and a quota a single key could plausibly need. */
-export const MAX_RATE_LIMIT = 1_000_000;
-export const MAX_WINDOW_S = 86_400;
 
 /**
  * The public API key format:

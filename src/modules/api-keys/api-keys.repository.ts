@@ -1,6 +1,5 @@
+import type { ApiKeyKind } from '../../platform/auth/api-keys.js';
 import type { Queryable } from '../../platform/db/pool.js';
-
-export type ApiKeyKind = 'integrator' | 'customer';
 
 export interface ApiKeyRow {
   id: string;

@@ -1,18 +1,14 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import { DEFAULT_RATE_LIMIT, type ApiKeyAuthenticator, type RateLimitPolicy } from '../../platform/auth/api-keys.js';
-import { accountExists } from '../customers/customers.repository.js';
 import {
-  API_KEY_KINDS, API_KEY_PREFIX, MAX_RATE_LIMIT, MAX_WINDOW_S, generateApiKey, hashApiKey, hashesMatch, lookupIdOfPrefix, parseApiKey,
-} from './api-keys.keys.js';
-import {
-  findApiKeyByLookupId, insertApiKey, listApiKeyRows, revokeApiKeyRow,
-  type ApiKeyKind, type ApiKeyRow,
-} from './api-keys.repository.js';
+  API_KEY_KINDS, DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT, MAX_WINDOW_S, type ApiKeyAuthenticator, type ApiKeyKind, type RateLimitPolicy,
+} from '../../platform/auth/api-keys.js';
+import { accountExists } from '../customers/index.js';
+import { API_KEY_PREFIX, generateApiKey, hashApiKey, hashesMatch, lookupIdOfPrefix, parseApiKey } from './api-keys.keys.js';
+import { findApiKeyByLookupId, insertApiKey, listApiKeyRows, revokeApiKeyRow, type ApiKeyRow } from './api-keys.repository.js';
 
-export type { ApiKeyKind } from './api-keys.repository.js';
-// Defined beside the key format, which imports nothing: `portway keys` names them in its options
-// without loading this module (and the database, Redis and mail modules behind it).
-export { API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S };
+// Defined in platform/auth/api-keys.ts, which imports nothing: `portway keys` names them in its
+// options without loading this module (and the database, Redis and mail modules behind it).
+export { API_KEY_KINDS, MAX_RATE_LIMIT, MAX_WINDOW_S, type ApiKeyKind };
 export const NAME_LENGTH = 100;
 /** Verified keys are cached per process for at most this long, so a revocation reaches every instance within 5 s. */
 export const MAX_KEY_CACHE_TTL_MS = 5000;

@@ -3,6 +3,8 @@ import {
   deleteBasketLines, findBasket, findBasketLines, lockBasket, lockBasketAtVersion, writeBasketLines, writeCheckout,
   type BasketLineRow, type BasketOwner, type BasketRow,
 } from './baskets.repository.js';
+// A quote's and an order's limits: a basket is always one that can be quoted and ordered.
+import { CUSTOMER_REFERENCE_LENGTH, MAX_BASKET_LINES, MAX_LINE_QUANTITY } from '../orders/index.js';
 import { basketsRefusals, type LineProblem } from './baskets.refusals.js';
 import { saveQuickOrderResult } from './quick-order-results.repository.js';
 
@@ -28,11 +30,6 @@ export interface Basket {
   /** In the order first added. */
   readonly lines: readonly BasketLine[];
 }
-
-/** A quote's and an order's limits (orders.schemas.ts): a basket is always one that can be quoted. */
-export const MAX_BASKET_LINES = 500;
-export const MAX_LINE_QUANTITY = 2_147_483_647;
-export const MAX_CUSTOMER_REFERENCE = 35;
 
 const EMPTY: Basket = Object.freeze({ shipToCode: null, customerReference: null, version: '0', lines: Object.freeze([]) });
 
@@ -127,13 +124,13 @@ export async function removeFromBasket(pool: Pool, owner: BasketOwner, sku: stri
 
 /**
  * Keeps the checkout choices. The ship-to is checked when the basket is quoted (an unknown one
- * makes the quote refuse the basket); the purchase-order number is at most MAX_CUSTOMER_REFERENCE
+ * makes the quote refuse the basket); the purchase-order number is at most CUSTOMER_REFERENCE_LENGTH
  * characters, blank meaning none.
  */
 export async function setBasketCheckout(pool: Pool, owner: BasketOwner, choices: { shipToCode: string | null; customerReference: string | null }): Promise<Basket> {
   const reference = choices.customerReference?.trim() || null;
-  if (reference !== null && [...reference].length > MAX_CUSTOMER_REFERENCE) {
-    throw basketsRefusals.refuse('customer-reference-too-long', `The purchase-order number is too long: at most ${MAX_CUSTOMER_REFERENCE} characters.`, { maximum: MAX_CUSTOMER_REFERENCE });
+  if (reference !== null && [...reference].length > CUSTOMER_REFERENCE_LENGTH) {
+    throw basketsRefusals.refuse('customer-reference-too-long', `The purchase-order number is too long: at most ${CUSTOMER_REFERENCE_LENGTH} characters.`, { maximum: CUSTOMER_REFERENCE_LENGTH });
   }
   return withTransaction(pool, async (tx) => {
     const row = await lockBasket(tx, owner);

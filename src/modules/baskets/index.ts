@@ -1,7 +1,10 @@
-/** The baskets module's front door: what other modules and the portal may use. */
+/**
+ * The baskets module's front door: the buyer's basket in the portal and its quick-order results.
+ * Its limits are the orders module's (a basket is always one that can be quoted and ordered).
+ */
 export {
-  MAX_CUSTOMER_REFERENCE, MAX_LINE_QUANTITY, addQuickOrderLines, addToBasket, emptyOrderedBasket, readBasket, setBasketCheckout,
-  setBasketQuantities, type Basket, type BasketOwner,
+  addQuickOrderLines, addToBasket, addToBasketIn, emptyBasket, emptyOrderedBasket, readBasket, removeFromBasket, setBasketCheckout,
+  setBasketQuantities, type Basket, type BasketLine, type BasketOwner,
 } from './baskets.service.js';
-export { basketsRefusals } from './baskets.refusals.js';
-export { takeQuickOrderResult } from './quick-order-results.repository.js';
+export { deleteStaleQuickOrderResults, saveQuickOrderResult, takeQuickOrderResult } from './quick-order-results.service.js';
+export { basketsRefusals, type BasketsRefusals, type LineProblem } from './baskets.refusals.js';

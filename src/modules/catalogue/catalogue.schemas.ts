@@ -3,6 +3,9 @@ import {
   NOT_BLANK_KEYWORD, TEXT_KEYWORD, optionalBoolean, optionalDecimal, optionalString, requiredString,
 } from '../../platform/schema/fields.js';
 
+/** A category or brand code: as long as a product's `category` / `brandCode` that names it. */
+export const REFERENCE_CODE_LENGTH = 20;
+
 /** Product: one buyable variant (one size in one colour). Lengths as in the interface document. */
 export const ProductItemSchema = Type.Object({
   sku: requiredString(20),
@@ -16,14 +19,14 @@ export const ProductItemSchema = Type.Object({
   length: optionalDecimal({ minimum: 0 }),
   width: optionalDecimal({ minimum: 0 }),
   height: optionalDecimal({ minimum: 0 }),
-  category: optionalString(20),
+  category: optionalString(REFERENCE_CODE_LENGTH),
   size: optionalString(50),
   color: optionalString(50),
   stratificationCode: optionalString(10),
   isDefaultColor: optionalBoolean(),
   subBrand: optionalString(200),
   gender: optionalString(50),
-  brandCode: optionalString(20),
+  brandCode: optionalString(REFERENCE_CODE_LENGTH),
   styleDescription: optionalString(1000),
   fabricComposition: optionalString(500),
   styleFeatures: optionalString(1000),
@@ -41,9 +44,6 @@ export const ProductItemSchema = Type.Object({
 }, { description: 'Product (catalogue item): one size in one colour' });
 
 export type ProductItem = Static<typeof ProductItemSchema>;
-
-/** A category or brand code: as long as a product's `category` / `brandCode` that names it. */
-export const REFERENCE_CODE_LENGTH = 20;
 
 export const CategoryItemSchema = Type.Object({
   code: requiredString(REFERENCE_CODE_LENGTH),

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import type { BatchDefinition } from '../../platform/batch/definition.js';
 import type { ItemError } from '../../platform/schema/item-validator.js';
-import { upsertBrands } from './brands.repository.js';
+import { listBrands as storedBrands, upsertBrands, type Brand } from './brands.repository.js';
 import { BrandItemSchema, CategoryItemSchema, type BrandItem, type CategoryItem } from './catalogue.schemas.js';
 import { parentCycles } from './categories.engine.js';
 import { lockCategories, storedParents, upsertCategories } from './categories.repository.js';
@@ -62,3 +62,15 @@ export const brandBatch: BatchDefinition<BrandItem> = {
   check: checkBrand,
   write: upsertBrands,
 };
+
+export type { Brand };
+
+/** `portway brands set`: one brand written as the admin batch writes it (the command has checked its arguments). */
+export function setBrand(q: Queryable, brand: Brand): Promise<void> {
+  return upsertBrands(q, [brand]);
+}
+
+/** `portway brands list`: every brand, by code. */
+export function listBrands(q: Queryable): Promise<Brand[]> {
+  return storedBrands(q);
+}

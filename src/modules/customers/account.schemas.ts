@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
-import { amountSchema, nullableAmountSchema } from '../ledger/ledger.schemas.js';
+import { nullableAmountSchema } from '../../platform/schema/amount.js';
 import { ACCOUNT_STATUSES, PAYMENT_TERMS, PRICE_MODES } from './customers.schemas.js';
 
 const unsent = 'Null when never sent';
@@ -24,10 +24,10 @@ export const ShipToViewSchema = Type.Object({
 });
 
 /**
- * The account as pushed (every `account` field of "Customer item", by its interface name), its
- * ship-tos, and what the service derives from its ledger on today's date in SITE_TIME_ZONE.
+ * The account as pushed (every `account` field of "Customer item", by its interface name) and its
+ * ship-tos: GET /account's fields before those the ledger adds (ledger.schemas.ts composes them).
  */
-export const AccountViewSchema = Type.Object({
+export const AccountAsPushedSchema = Type.Object({
   accountNo: Type.String(),
   name: Type.String(),
   status: Type.Unsafe<(typeof ACCOUNT_STATUSES)[number]>({ type: 'string', enum: [...ACCOUNT_STATUSES], description: 'Only Active may transact' }),
@@ -54,13 +54,7 @@ export const AccountViewSchema = Type.Object({
   taxAreaCode: nullableString(unsent),
   gstBusinessPostingGroup: nullableString(unsent),
   shipToAddresses: Type.Array(ShipToViewSchema, { description: 'Every ship-to of the account, by shipToCode (UTF-16 code-unit order)' }),
-  currency: Type.String({ description: 'ISO 4217, from SITE_CURRENCY' }),
-  amountOwed: amountSchema('Σ remainingAmount of the open ledger entries, exactly 4 places'),
-  overdue: Type.Object({
-    count: Type.Integer({ description: 'Open entries due before today with remainingAmount above zero' }),
-    amount: amountSchema('Σ remainingAmount of those entries, exactly 4 places'),
-  }),
 });
 
 export type ShipToView = Static<typeof ShipToViewSchema>;
-export type AccountView = Static<typeof AccountViewSchema>;
+export type AccountAsPushed = Static<typeof AccountAsPushedSchema>;

@@ -8,9 +8,6 @@ export const ACCOUNT_STATUSES = ['Active', 'OnHold', 'Blocked', 'Closed'] as con
 export const PAYMENT_TERMS = ['COD', 'PREPAID', 'NET7', 'NET14', 'NET30', 'NET45', 'NET60', 'EOM', 'EOM30'] as const;
 export const PRICE_MODES = ['Standard', 'ContractOnly', 'ListOnly'] as const;
 
-/** Brand codes are product `brandCode`s, at most 20 characters each. */
-export const BRAND_CODE_LENGTH = 20;
-
 export const AccountSchema = Type.Object({
   accountNo: requiredString(20),
   name: requiredString(100),

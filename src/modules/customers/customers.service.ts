@@ -1,9 +1,13 @@
 import type { BatchDefinition, ResultItem } from '../../platform/batch/definition.js';
 import type { ItemError } from '../../platform/schema/item-validator.js';
 import { upsertCustomers } from './customers.repository.js';
-import { BRAND_CODE_LENGTH, CustomerItemSchema, type CustomerItem } from './customers.schemas.js';
+import { REFERENCE_CODE_LENGTH as BRAND_CODE_LENGTH } from '../catalogue/index.js';
+import { CustomerItemSchema, type CustomerItem } from './customers.schemas.js';
 
-/** `allowedBrands` silently decides what a customer sees and buys, so a malformed list is refused. */
+/**
+ * `allowedBrands` silently decides what a customer sees and buys, so a malformed list is refused.
+ * Its codes are the catalogue's brand codes, as long as those may be.
+ */
 function brandListProblem(list: string | null | undefined): string | undefined {
   if (list === null || list === undefined || list.trim() === '') return undefined;
   const codes = list.split(',').map((c) => c.trim());

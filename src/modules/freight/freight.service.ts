@@ -1,7 +1,9 @@
 import { Dec, toDecimalText } from '../../platform/decimal.js';
 import type { BatchDefinition } from '../../platform/batch/definition.js';
 import type { ItemError } from '../../platform/schema/item-validator.js';
-import { upsertFreightRates, upsertPackageTypes, upsertPostcodeRoutes } from './freight.repository.js';
+import type { Queryable } from '../../platform/db/pool.js';
+import type { FreightData } from './freight.engine.js';
+import { loadFreightData as readFreightData, upsertFreightRates, upsertPackageTypes, upsertPostcodeRoutes } from './freight.repository.js';
 import {
   FreightRateItemSchema, PackageTypeItemSchema, PostcodeRouteItemSchema,
   type FreightRateItem, type PackageTypeItem, type PostcodeRouteItem,
@@ -78,3 +80,12 @@ export const packageTypeBatch: BatchDefinition<PackageTypeItem> = {
   keyOf: (item) => item.id,
   write: upsertPackageTypes,
 };
+
+/**
+ * What the freight engine quotes a destination from: the country's rates and package types, and the
+ * routing of `postcode` (all of the country's without one), read in one statement. The orders
+ * module keeps it per reference version (reference-cache.ts).
+ */
+export function loadFreightData(q: Queryable, countryRegionCode: string, postcode?: string | null): Promise<FreightData> {
+  return readFreightData(q, countryRegionCode, postcode);
+}

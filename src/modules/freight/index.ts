@@ -1,2 +1,5 @@
-/** The freight module's front door: what other modules and the portal may use. */
-export type { Shipping } from './freight.engine.js';
+/** The freight module's front door: its integration routes, and the engine and data a quote's freight comes from. */
+export { freightIntegrationRoutes } from './freight.routes.js';
+export { loadFreightData } from './freight.service.js';
+export { quoteFreight, type FreightData, type FreightInput, type Shipping } from './freight.engine.js';
+export type { FreightRateItem, PackageTypeItem, PostcodeRouteItem } from './freight.schemas.js';

@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
 import type { Pool } from '../../platform/db/pool.js';
 import { defineHandler, type JobHandler, type JobType } from '../../platform/jobs/job.js';
-import { deleteStaleQuickOrderResults } from '../baskets/quick-order-results.repository.js';
-import { deleteExpiredIdempotentAnswers } from '../orders/orders.repository.js';
-import { deleteEndedSessions } from '../users/sessions.repository.js';
-import { deleteOldPasswordResets } from '../users/users.repository.js';
+import { deleteStaleQuickOrderResults } from '../baskets/index.js';
+import { deleteExpiredIdempotentAnswers } from '../orders/index.js';
+import { deleteEndedSessions, deleteOldPasswordResets } from '../users/index.js';
 
 /**
  * Hourly housekeeping: removes rows whose use has ended, so tables that every sign-in, reset,
@@ -45,7 +44,7 @@ export interface Purged {
  * Removes what nothing will read again: portal sessions past their end or idle limit (a request with
  * one is refused already), password reset rows asked for over RESET_ROWS_KEPT_DAYS ago, order
  * Idempotency-Key answers older than their 24 hours, and quick-order results past their RESULT_TTL_S.
- * Each statement sits in its table's repository beside the rule of the reader it mirrors.
+ * Each statement sits in its table's module, beside the rule of the reader it mirrors.
  */
 export async function purgeExpired(pool: Pool, policy: PurgePolicy): Promise<Purged> {
   return {

@@ -1,3 +1,10 @@
-/** The ledger module's front door: what other modules and the portal may use. */
-export { accountLedgerPage, entryIsOpen, parseLedgerParams } from './ledger.service.js';
-export type { LedgerEntryView } from './ledger.schemas.js';
+/**
+ * The ledger module's front door. It depends on customers (an account's existence, the account as
+ * pushed), and composes GET /account from it; customers never imports the ledger.
+ */
+export { accountRoutes, ledgerIntegrationRoutes } from './ledger.routes.js';
+export {
+  accountLedgerPage, accountOverview, entryIsOpen, parseLedgerParams,
+  type AccountDeps, type LedgerParams, type LedgerReadDeps,
+} from './ledger.service.js';
+export type { AccountView, LedgerEntryItem, LedgerEntryView, LedgerPage } from './ledger.schemas.js';

@@ -3,7 +3,10 @@ import {
   INTEGER_TEXT_MAXIMUM_KEYWORD, optionalBoolean, optionalDate, optionalDecimal, optionalString, requiredDate, requiredEnum,
   requiredString,
 } from '../../platform/schema/fields.js';
+import { amountSchema, nullableAmountSchema } from '../../platform/schema/amount.js';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
+import { MAX_PAGE } from '../../platform/schema/query-params.js';
+import { AccountAsPushedSchema } from '../customers/index.js';
 
 export const DOCUMENT_TYPES = ['Invoice', 'CreditMemo', 'Payment', 'Refund', 'FinanceChargeMemo', 'Reminder'] as const;
 export const ORIGIN_TYPES = ['Portal', 'Erp', 'Edi', 'Manual'] as const;
@@ -63,15 +66,7 @@ export function entryNoKey(entryNo: LedgerEntryItem['entryNo']): string {
 
 export const DEFAULT_LEDGER_PAGE_SIZE = 50;
 export const MAX_LEDGER_PAGE_SIZE = 100;
-/** Beyond this an offset scan costs more than any reader pages; the same bound as search's. */
-export const MAX_LEDGER_PAGE = 10_000;
 
-/** Money as the public API carries it: exact text with exactly 4 places, as the lookup's unitPrice. */
-export const AMOUNT_PATTERN = '^-?[0-9]+\\.[0-9]{4}$';
-
-export const amountSchema = (description: string) => Type.String({ pattern: AMOUNT_PATTERN, description });
-export const nullableAmountSchema = (description: string) =>
-  orNull(Type.String({ pattern: AMOUNT_PATTERN }), `${description}; exactly 4 places, null when never sent`);
 const nullableDate = (description: string) => orNull(Type.String({ format: 'date' }), description);
 
 /** A ledger entry as stored (every field of "Ledger entry"), with whether it is overdue on the day. */
@@ -110,7 +105,7 @@ export const LedgerQuerySchema = Type.Object({
     type: 'string', enum: ['true', 'false'],
     description: 'true: only open entries; false: only settled ones; absent: all. Anything else is a 400',
   }),
-  page: Type.Integer({ minimum: 1, maximum: MAX_LEDGER_PAGE, default: 1, description: `1 to ${MAX_LEDGER_PAGE}; anything else is a 400` }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `1 to ${MAX_PAGE}; anything else is a 400` }),
   pageSize: Type.Integer({
     minimum: 1, maximum: MAX_LEDGER_PAGE_SIZE, default: DEFAULT_LEDGER_PAGE_SIZE,
     description: `1 to ${MAX_LEDGER_PAGE_SIZE}; more is a 400, never a silent cap`,
@@ -119,3 +114,21 @@ export const LedgerQuerySchema = Type.Object({
 
 export type LedgerEntryView = Static<typeof LedgerEntryViewSchema>;
 export type LedgerPage = Static<typeof LedgerPageSchema>;
+
+/* ---- The public read: GET /api/public/v1/account ---- */
+
+/**
+ * The account as pushed and its ship-tos (the customers module's), and what the ledger derives
+ * from its entries on today's date in SITE_TIME_ZONE.
+ */
+export const AccountViewSchema = Type.Object({
+  ...AccountAsPushedSchema.properties,
+  currency: Type.String({ description: 'ISO 4217, from SITE_CURRENCY' }),
+  amountOwed: amountSchema('Σ remainingAmount of the open ledger entries, exactly 4 places'),
+  overdue: Type.Object({
+    count: Type.Integer({ description: 'Open entries due before today with remainingAmount above zero' }),
+    amount: amountSchema('Σ remainingAmount of those entries, exactly 4 places'),
+  }),
+});
+
+export type AccountView = Static<typeof AccountViewSchema>;

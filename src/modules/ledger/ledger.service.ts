@@ -1,14 +1,13 @@
 import type { Pool } from '../../platform/db/pool.js';
 import { siteDay } from '../../platform/day.js';
-import { Dec } from '../../platform/decimal.js';
+import { amountText, Dec } from '../../platform/decimal.js';
 import type { BatchDefinition } from '../../platform/batch/definition.js';
-import { QueryParams, readPaging } from '../../platform/schema/query-params.js';
-import { accountExists } from '../customers/customers.repository.js';
-import { accountNotFound } from '../customers/customers.refusals.js';
+import { MAX_PAGE, QueryParams, readPaging } from '../../platform/schema/query-params.js';
+import { accountAsPushed, accountExists, accountNotFound } from '../customers/index.js';
 import { ledgerEntriesPage, ledgerSummary, upsertLedgerEntries, type LedgerEntryRow } from './ledger.repository.js';
 import {
-  DEFAULT_LEDGER_PAGE_SIZE, entryNoKey, LedgerEntryItemSchema, MAX_LEDGER_PAGE, MAX_LEDGER_PAGE_SIZE,
-  type LedgerEntryItem, type LedgerEntryView, type LedgerPage,
+  DEFAULT_LEDGER_PAGE_SIZE, entryNoKey, LedgerEntryItemSchema, MAX_LEDGER_PAGE_SIZE,
+  type AccountView, type LedgerEntryItem, type LedgerEntryView, type LedgerPage,
 } from './ledger.schemas.js';
 
 /** The entry number's `bigint` range is part of the schema, so it is checked with every other field. */
@@ -35,11 +34,6 @@ export function ledgerDay(deps: Pick<LedgerReadDeps, 'siteTimeZone' | 'now'>): s
   return siteDay((deps.now ?? (() => new Date()))(), deps.siteTimeZone);
 }
 
-/** Exactly 4 places, as every amount of the public API. Stored values have at most 4, so nothing is rounded. */
-export function amountText(value: string): string {
-  return new Dec(value).toFixed(4, Dec.ROUND_HALF_UP);
-}
-
 const amountOrNull = (value: string | null): string | null => (value === null ? null : amountText(value));
 
 /**
@@ -57,10 +51,25 @@ export interface LedgerSummary {
   overdue: { count: number; amount: string };
 }
 
-/** The account's totals on today's date. The caller has already made sure the account exists. */
+/** The account's totals on today's date; an account never pushed has none to speak of (accountOverview checks). */
 export async function accountLedgerSummary(deps: LedgerReadDeps, accountNo: string): Promise<LedgerSummary> {
   const row = await ledgerSummary(deps.pool, accountNo, ledgerDay(deps));
   return { amountOwed: amountText(row.amount_owed), overdue: { count: row.overdue_count, amount: amountText(row.overdue_amount) } };
+}
+
+export interface AccountDeps extends LedgerReadDeps {
+  /** ISO 4217 of every amount (SITE_CURRENCY). */
+  currency: string;
+}
+
+/**
+ * GET /account: the account as pushed and its ship-tos, read by the customers module (which refuses
+ * an account never pushed), with its amount owed and overdue entries on today's date. The ledger
+ * composes it because it depends on customers, never the other way round.
+ */
+export async function accountOverview(deps: AccountDeps, accountNo: string): Promise<AccountView> {
+  const [account, owed] = await Promise.all([accountAsPushed(deps.pool, accountNo), accountLedgerSummary(deps, accountNo)]);
+  return { ...account, currency: deps.currency, ...owed };
 }
 
 export interface LedgerParams {
@@ -78,7 +87,7 @@ export interface LedgerParams {
 export function parseLedgerParams(query: Record<string, unknown>): LedgerParams {
   const params = new QueryParams(query);
   const open = params.boolean('open');
-  const paging = readPaging(params, { defaultSize: DEFAULT_LEDGER_PAGE_SIZE, maxSize: MAX_LEDGER_PAGE_SIZE, maxPage: MAX_LEDGER_PAGE });
+  const paging = readPaging(params, { defaultSize: DEFAULT_LEDGER_PAGE_SIZE, maxSize: MAX_LEDGER_PAGE_SIZE, maxPage: MAX_PAGE });
   params.check();
   return { open, ...paging };
 }

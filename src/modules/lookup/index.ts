@@ -1,5 +1,7 @@
-/** The lookup module's front door: what other modules and the portal may use. */
-export { lookupProducts, type LookupDeps } from './lookup.service.js';
-export type { LookupValue } from './lookup.schemas.js';
-export { lookupRefusals } from './lookup.refusals.js';
-export { eanProblem } from './ean.js';
+/** The lookup module's front door: the public lookup (routes, its product cache for app.ts) and the same reads for the portal. */
+export { lookupProblems, lookupRoutes } from './lookup.routes.js';
+export { lookupProducts, type LookupDeps, type LookupKind } from './lookup.service.js';
+export { LookupProductCache } from './product-cache.js';
+export type { LookupResult, LookupValue } from './lookup.schemas.js';
+export { lookupRefusals, type LookupRefusals } from './lookup.refusals.js';
+export { eanProblem, gs1CheckDigit } from './ean.js';

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
+import { AMOUNT_PATTERN } from '../../platform/schema/amount.js';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
-import { StockSchema } from '../inventory/stock.js';
+import { StockSchema } from '../inventory/index.js';
 
 /** At most this many keys per call (interface "Limits"). */
 export const MAX_LOOKUP_KEYS = 100;
@@ -24,7 +25,7 @@ export const LookupValueSchema = Type.Object({
   size: nullableString('Null when not applicable'),
   color: nullableString('Null when not applicable'),
   unitPrice: orNull(
-    Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$' }),
+    Type.String({ pattern: AMOUNT_PATTERN }),
     'Net unit price at quantity 1, promotions excluded, as an exact 4-place decimal string; null when no price is determinable',
   ),
   stock: StockSchema,

@@ -1,11 +1,12 @@
 import type { Pool } from '../../platform/db/pool.js';
 import { BLANK_MESSAGE, isBlank } from '../../platform/schema/fields.js';
 import { textProblem } from '../../platform/schema/formats.js';
-import { brandEntitlement } from '../catalogue/entitlement.js';
-import { accountNotFound } from '../customers/customers.refusals.js';
-import { decodeStock } from '../inventory/stock.js';
-import { pricingAccountKey, pricingAccountOf, type PricedUnit, type PricingProduct } from '../pricing/pricing.engine.js';
-import type { PriceRuleCache, RuleSet } from '../pricing/rule-cache.js';
+import { brandEntitlement } from '../catalogue/index.js';
+import { accountNotFound } from '../customers/index.js';
+import { decodeStock } from '../inventory/index.js';
+import {
+  pricingAccountKey, pricingAccountOf, type PriceRuleCache, type PricedUnit, type PricingProduct, type RuleSet,
+} from '../pricing/index.js';
 import { eanProblem } from './ean.js';
 import { lookupRefusals, type KeysField } from './lookup.refusals.js';
 import { renderLookupAnswer } from './lookup.render.js';

@@ -1,7 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { NO_STOCK_TEXT } from '../inventory/stock.js';
-import type { PricingProduct, StableWindow } from '../pricing/pricing.engine.js';
-import type { RuleSet } from '../pricing/rule-cache.js';
+import { NO_STOCK_TEXT } from '../inventory/index.js';
+import type { PricingProduct, RuleSet, StableWindow } from '../pricing/index.js';
 import type { LookupBatch, LookupProductRow, LookupRequest } from './lookup.repository.js';
 import { renderProductFields } from './lookup.render.js';
 

@@ -92,13 +92,14 @@ const BASKET_SELECT = {
                LEFT JOIN inventory_items i ON i.sku = p.sku) ON p.sku = ANY($3::text[])`,
 };
 
-type BasketRow = Omit<BasketProduct, 'sku' | 'brand_restricted'> & {
+type PricingRow = Omit<BasketProduct, 'sku' | 'brand_restricted'> & {
   account: string | null; ship_to: string | null; sku: string | null; brand_restricted: boolean | null;
 };
 
-export async function findBasket(q: Queryable, accountNo: string, shipToCode: string, skus: readonly string[]): Promise<BasketRows> {
-  const { rows } = await q.query<BasketRow>({ ...BASKET_SELECT, values: [accountNo, shipToCode, [...new Set(skus)]] });
-  const first = rows[0] as BasketRow;
+/** What a quote prices the SKUs from for the account and ship-to (the portal's stored basket is the baskets module's `findBasket`). */
+export async function findPricingRows(q: Queryable, accountNo: string, shipToCode: string, skus: readonly string[]): Promise<BasketRows> {
+  const { rows } = await q.query<PricingRow>({ ...BASKET_SELECT, values: [accountNo, shipToCode, [...new Set(skus)]] });
+  const first = rows[0] as PricingRow;
   const products = new Map<string, BasketProduct>();
   for (const row of rows) {
     if (row.sku === null) continue;

@@ -1,5 +1,18 @@
-/** The orders module's front door: what other modules and the portal may use. */
-export { getOrder, listAccountOrders, orderPlacedWithKey, placeOrder, type OrderDeps } from './orders.service.js';
-export { priceAvailableLines, type AvailableLinesPricing, type PricedBasket } from './quote.service.js';
-export type { Order, Quote, QuoteLine } from './orders.schemas.js';
+/**
+ * The orders module's front door: quotes and orders (the public API's routes and the portal's
+ * basket), order-line updates, the ERP hand-off job, and a basket's limits, which the portal's
+ * basket (the baskets module) keeps within.
+ */
+export { ordersIntegrationRoutes, ordersProblems, ordersRoutes } from './orders.routes.js';
+export {
+  deleteExpiredIdempotentAnswers, getOrder, listAccountOrders, orderPlacedWithKey, placeOrder, type OrderDeps, type PlacedOrder,
+} from './orders.service.js';
+export { priceAvailableLines, priceBasket, type AvailableLinesPricing, type PricedBasket, type QuoteDeps } from './quote.service.js';
+export { QuotePriceCache } from './quote-price-cache.js';
+export { TradingReferenceCache } from './reference-cache.js';
+export {
+  CUSTOMER_REFERENCE_LENGTH, MAX_BASKET_LINES, MAX_LINE_QUANTITY, type Order, type Quote, type QuoteLine,
+} from './orders.schemas.js';
 export { ordersRefusals, type OrdersRefusals } from './orders.refusals.js';
+export { erpClientOf, type ErpClient } from './erp.client.js';
+export { erpHandoff, erpHandoffHandler, type ErpHandoffDeps } from './erp-handoff.job.js';

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { registerBatchRoute, type BatchRouteDeps } from '../../platform/http/envelope.js';
-import { parsePaging } from '../../platform/schema/query-params.js';
+import { MAX_PAGE, parsePaging } from '../../platform/schema/query-params.js';
 import { AppError, ProblemSchema, errors, refusalProblems } from '../../platform/http/problem.js';
 import { CUSTOMER_HEADER_SCHEMA, PUBLIC_PROBLEMS, publicCallerOf } from '../../platform/http/public-auth.js';
 import { orderLineUpdateBatch } from './order-line-updates.service.js';
 import {
-  MAX_ORDER_PAGE, ORDER_PAGE_SIZE, OrderBodySchema, OrderListQuerySchema, OrderListSchema, OrderSchema, QuoteBodySchema, QuoteSchema,
+  ORDER_PAGE_SIZE, OrderBodySchema, OrderListQuerySchema, OrderListSchema, OrderSchema, QuoteBodySchema, QuoteSchema,
 } from './orders.schemas.js';
 import { ordersRefusals } from './orders.refusals.js';
 import { getOrder, listAccountOrders, placeOrder, type OrderDeps } from './orders.service.js';
@@ -102,7 +102,7 @@ export async function ordersRoutes(app: FastifyInstance, deps: OrderDeps): Promi
     ...noValidation,
   }, async (request) => {
     const { page, pageSize } = parsePaging(request.query as Record<string, unknown>, {
-      defaultSize: ORDER_PAGE_SIZE.default, maxSize: ORDER_PAGE_SIZE.max, maxPage: MAX_ORDER_PAGE,
+      defaultSize: ORDER_PAGE_SIZE.default, maxSize: ORDER_PAGE_SIZE.max, maxPage: MAX_PAGE,
     });
     return listAccountOrders(deps, publicCallerOf(request).accountNo, page, pageSize);
   });

@@ -1,17 +1,25 @@
 import { Type, type Static } from 'typebox';
 import { MAX_INT4, optionalDateTime, optionalString, requiredEnum, requiredInteger, requiredString } from '../../platform/schema/fields.js';
+import { AMOUNT_PATTERN } from '../../platform/schema/amount.js';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
+import { MAX_PAGE } from '../../platform/schema/query-params.js';
 import { LINE_STATUSES } from './orders.engine.js';
+
+// A quote's and an order's basket limits, defined here only: the portal's basket (the baskets
+// module) keeps within them, so every basket it holds can be quoted and ordered.
 
 /** Lines per basket (issue 13). */
 export const MAX_BASKET_LINES = 500;
+
+/** A line's quantity: at least 1, at most what the order_lines column holds. */
+export const MAX_LINE_QUANTITY = MAX_INT4;
 
 /** A customer's purchase-order number: the length of a ledger entry's externalDocumentNo, where the ERP echoes it. */
 export const CUSTOMER_REFERENCE_LENGTH = 35;
 
 const BasketLineSchema = Type.Object({
   sku: requiredString(20),
-  quantity: requiredInteger(1, MAX_INT4),
+  quantity: requiredInteger(1, MAX_LINE_QUANTITY),
 });
 
 const basketFields = {
@@ -36,9 +44,9 @@ export type OrderBody = Static<typeof OrderBodySchema>;
  */
 
 /** Exact money and rates: 4 decimal places, as text. */
-const Amount = (description?: string) => Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$', ...(description ? { description } : {}) });
+const Amount = (description?: string) => Type.String({ pattern: AMOUNT_PATTERN, ...(description ? { description } : {}) });
 const DisplayAmount = Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$' });
-const nullableAmount = (description: string) => orNull(Type.String({ pattern: '^-?[0-9]+\\.[0-9]{4}$' }), description);
+const nullableAmount = (description: string) => orNull(Type.String({ pattern: AMOUNT_PATTERN }), description);
 
 export const TotalsSchema = Type.Object({
   net: Amount('Σ net line amounts, before tax'),
@@ -179,10 +187,9 @@ export const OrderSchema = Type.Object({
 export type Order = Static<typeof OrderSchema>;
 
 export const ORDER_PAGE_SIZE = { default: 20, max: 100 } as const;
-export const MAX_ORDER_PAGE = 10_000;
 
 export const OrderListQuerySchema = Type.Object({
-  page: Type.Integer({ minimum: 1, maximum: MAX_ORDER_PAGE, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   pageSize: Type.Integer({ minimum: 1, maximum: ORDER_PAGE_SIZE.max, default: ORDER_PAGE_SIZE.default }),
 });
 

@@ -1,14 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { withTransaction } from '../../platform/db/pool.js';
+import { withTransaction, type Queryable } from '../../platform/db/pool.js';
 import { compileItemValidator } from '../../platform/schema/item-validator.js';
-import { accountExists } from '../customers/customers.repository.js';
-import { accountNotFound } from '../customers/customers.refusals.js';
+import { accountExists, accountNotFound } from '../customers/index.js';
 import type { BasketShipTo } from './basket.repository.js';
 import { enqueueErpHandoff } from './erp-handoff.job.js';
 import { lineStatus, orderStatus } from './orders.engine.js';
 import {
-  claimIdempotencyKey, findOrder, insertOrder, listOrders, nextOrderNumber, storeIdempotentAnswer,
-  type NewOrderLine, type StoredOrder,
+  claimIdempotencyKey, deleteExpiredIdempotentAnswers as deleteExpiredAnswers, findOrder, insertOrder, listOrders, nextOrderNumber,
+  storeIdempotentAnswer, type NewOrderLine, type StoredOrder,
 } from './orders.repository.js';
 import { OrderBodySchema, type Order, type OrderBody } from './orders.schemas.js';
 import { ordersRefusals } from './orders.refusals.js';
@@ -219,4 +218,9 @@ export async function listAccountOrders(deps: OrderDeps, accountNo: string, page
   if (!(await accountExists(deps.pool, accountNo))) throw accountNotFound(accountNo);
   const { orders, total } = await listOrders(deps.pool, accountNo, page, pageSize);
   return { data: orders.map(orderView), page, pageSize, total };
+}
+
+/** Housekeeping: Idempotency-Key answers past their 24 hours, which no retry may reuse any more; the number removed. */
+export function deleteExpiredIdempotentAnswers(q: Queryable): Promise<number> {
+  return deleteExpiredAnswers(q);
 }

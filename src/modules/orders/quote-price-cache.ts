@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { pricingAccountKey, type ExplainedPrice, type NetPrice, type PricingAccount, type PricingProduct } from '../pricing/pricing.engine.js';
-import type { RuleSet } from '../pricing/rule-cache.js';
+import {
+  pricingAccountKey, type ExplainedPrice, type NetPrice, type PricingAccount, type PricingProduct, type RuleSet,
+} from '../pricing/index.js';
 
 /** A quote line's price, with everything it was computed from that its key does not name. */
 interface KeptLinePrice {

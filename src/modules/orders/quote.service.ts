@@ -2,16 +2,15 @@ import { roundUnits, toUnits, unitsText } from '../../platform/decimal.js';
 import { siteDay } from '../../platform/day.js';
 import type { Pool, Queryable } from '../../platform/db/pool.js';
 import { compileItemValidator, type ItemError } from '../../platform/schema/item-validator.js';
-import { brandEntitlement } from '../catalogue/entitlement.js';
-import { accountNotFound } from '../customers/customers.refusals.js';
-import { quoteFreight, type Shipping } from '../freight/freight.engine.js';
+import { brandEntitlement } from '../catalogue/index.js';
+import { accountNotFound } from '../customers/index.js';
+import { quoteFreight, type Shipping } from '../freight/index.js';
 import { availableNow, decodeStock, type Stock } from '../inventory/index.js';
-import { pricingAccountOf } from '../pricing/pricing.engine.js';
-import type { PriceRuleCache } from '../pricing/rule-cache.js';
-import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/tax.engine.js';
+import { pricingAccountOf, type PriceRuleCache } from '../pricing/index.js';
+import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/index.js';
 import type { QuotePriceCache } from './quote-price-cache.js';
 import type { TradingReferenceCache } from './reference-cache.js';
-import { findBasket, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
+import { findPricingRows, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
 import { ordersRefusals, type BasketProblem, type Blocker, type OrdersRefusals, type UnknownSku } from './orders.refusals.js';
 import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine, type Totals } from './orders.schemas.js';
 
@@ -147,7 +146,7 @@ export async function priceBasket(
   deps: QuoteDeps, q: Queryable, accountNo: string, basket: QuoteBody, at: Date, options: { forOrder?: boolean } = {},
 ): Promise<PricedBasket> {
   const skus = basket.lines.map((line) => line.sku);
-  const rows = await findBasket(q, accountNo, basket.shipToCode, skus);
+  const rows = await findPricingRows(q, accountNo, basket.shipToCode, skus);
   const { account, shipTo, products } = rows;
   if (account === undefined) throw accountNotFound(accountNo);
   if (options.forOrder && account.status !== 'Active') throw accountCannotTransact(account);

@@ -1,9 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../../platform/db/pool.js';
-import type { FreightData } from '../freight/freight.engine.js';
-import { loadFreightData } from '../freight/freight.repository.js';
-import type { TaxData, TaxDataKeys } from '../tax/tax.engine.js';
-import { loadTaxData } from '../tax/tax.repository.js';
+import { loadFreightData, type FreightData } from '../freight/index.js';
+import { loadTaxData, type TaxData, type TaxDataKeys } from '../tax/index.js';
 
 /**
  * What quotes read of the freight and tax reference data, kept per destination and per tax key

@@ -1,8 +1,19 @@
-/** The search module's front door: what other modules and the portal may use. */
+/**
+ * The search module's front door: search, suggest and browse (the public API's routes and the
+ * portal's pages), the documents a product page is built from, and the index's maintenance (the
+ * indexer main.ts starts, `portway index`, the /metrics gauges).
+ */
+export { searchRoutes } from './search.routes.js';
 export {
-  colourwaySkus, productColourways, search, suggest, type ProductColourways, type SearchDeps,
+  colourwaySkus, productColourways, referenceData, search, suggest, type ProductColourways, type ReferenceData, type SearchDeps,
 } from './search.service.js';
-export { DEFAULT_PAGE_SIZE, FILTERS, parseSearchParams, parseSuggestParams, type Filter, type SearchParams } from './search.params.js';
+export { SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
+export {
+  DEFAULT_PAGE_SIZE, FILTERS, parseSearchParams, parseSuggestParams, type Filter, type SearchParams, type SuggestParams,
+} from './search.params.js';
 export { FACETS, type Facet } from './search.queries.js';
-export { SearchResponseSchema, SuggestResponseSchema, type SearchResponse } from './search.schemas.js';
-export { documentKey } from './search.documents.js';
+export { SearchResponseSchema, SuggestResponseSchema, type SearchResponse, type SuggestResponse } from './search.schemas.js';
+export {
+  buildDocuments, documentKey, orderSizes, variantKey, type SearchCategory, type SearchDocument, type SearchVariant,
+} from './search.documents.js';
+export { indexStatus, rebuild, startSearchIndexer, type IndexStatus, type RebuildResult, type SearchIndexer } from './search.indexer.js';

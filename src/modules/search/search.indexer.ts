@@ -5,9 +5,9 @@ import { inTransaction, withTransaction, type Pool, type Queryable } from '../..
 import { buildDocuments, variantKey, type SearchVariant } from './search.documents.js';
 import {
   LOOP_LOCK, REBUILD_LOCK, UPSERT_BATCH, addWords, changedProducts, colourwaysOf, deleteDocuments, deletedProducts, deletionLog,
-  documentIds, documentsOfChangedBrands, dropOtherGenerations, dropUnheldWords, forgetDeletions, indexStatus, lockIndexWrites,
+  documentIds, documentsOfChangedBrands, dropOtherGenerations, dropUnheldWords, forgetDeletions, indexStatus as readIndexStatus, lockIndexWrites,
   mastersOfDocuments, readState, referenceData, replaceWords, saveProductKeys, saveState, upsertDocuments, variantsByChunk, wordsOf,
-  type ChunkPlan, type Colourway, type IndexedProduct, type ReferenceData,
+  type ChunkPlan, type Colourway, type IndexStatus, type IndexedProduct, type ReferenceData,
 } from './search.repository.js';
 
 /**
@@ -16,6 +16,13 @@ import {
  * generation from scratch while searches keep reading the active one; `startSearchIndexer` runs
  * refreshes in one process per database, woken by NOTIFY.
  */
+
+export type { IndexStatus };
+
+/** The index's documents, generation, watermark and lag: `portway index status` and the /metrics gauges. */
+export function indexStatus(q: Queryable): Promise<IndexStatus> {
+  return readIndexStatus(q);
+}
 
 export interface RefreshResult {
   /** Documents inserted or changed. */
@@ -372,7 +379,7 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
         });
         await dropOtherGenerations(tx, built.generation);
         await replaceWords(tx, built.generation);
-        return { generation: built.generation, documents: (await indexStatus(tx)).documents };
+        return { generation: built.generation, documents: (await readIndexStatus(tx)).documents };
       });
       const vacuumStarted = performance.now();
       try {

@@ -1,5 +1,5 @@
 import { textProblem } from '../../platform/schema/formats.js';
-import { QueryParams, readPaging } from '../../platform/schema/query-params.js';
+import { MAX_PAGE, QueryParams, readPaging } from '../../platform/schema/query-params.js';
 
 /**
  * The search and suggest query strings, read as decisions §5 and issue 12 describe them: unknown
@@ -16,8 +16,6 @@ export const DEFAULT_TOP = 8;
 export const MAX_QUERY_LENGTH = 1000;
 /** Words of `q` that take part in matching; the rest are dropped (a query is not a document). */
 export const MAX_QUERY_WORDS = 32;
-/** The highest page a search serves: beyond it an offset scan costs more than any buyer pages. */
-export const MAX_PAGE = 10_000;
 
 export const FILTERS = ['brand', 'category', 'colour', 'gender', 'size', 'stratificationCode'] as const;
 export type Filter = (typeof FILTERS)[number];

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import { brandCodesSql, brandVisibleSql } from '../catalogue/entitlement.js';
+import { brandCodesSql, brandVisibleSql } from '../catalogue/index.js';
 import type { SearchDocument, SearchVariant } from './search.documents.js';
 import type { Filter } from './search.params.js';
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { nullableString } from '../../platform/schema/nullable.js';
-import { DEFAULT_PAGE_SIZE, DEFAULT_TOP, MAX_PAGE, MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_TOP } from './search.params.js';
+import { MAX_PAGE } from '../../platform/schema/query-params.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_TOP, MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_TOP } from './search.params.js';
 import { MAX_FACET_VALUES } from './search.queries.js';
 
 /** The 15 fields of a search document (interface "Search document"), in that order. */

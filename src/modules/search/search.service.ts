@@ -1,12 +1,12 @@
-import type { Pool } from '../../platform/db/pool.js';
+import type { Pool, Queryable } from '../../platform/db/pool.js';
 import { brandEntitlement } from '../catalogue/index.js';
-import { accountNotFound } from '../customers/customers.refusals.js';
+import { accountNotFound } from '../customers/index.js';
 import { buildDocuments, orderSizes, variantKey, type SearchDocument, type SearchVariant } from './search.documents.js';
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
 import { answerBody, type SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
 import { browseColourways, searchContext, searchDocuments, suggestDocuments, type SearchContext } from './search.queries.js';
-import { masterForAccount, productsOfMasters, referenceData } from './search.repository.js';
+import { masterForAccount, productsOfMasters, referenceData as readReferenceData, type ReferenceData } from './search.repository.js';
 import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.schemas.js';
 
 /**
@@ -67,7 +67,7 @@ export async function browse(deps: SearchDeps, accountNo: string, params: Browse
   const found = await browseColourways(deps.pool, {
     brands: context, category: params.category, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
   });
-  const reference = await referenceData(deps.pool);
+  const reference = await readReferenceData(deps.pool);
   const documents = [...buildDocuments(found.variants, reference.categories, reference.brandNames).values()]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { data: documents, total: found.total, page: params.page, pageSize: params.pageSize };
@@ -102,7 +102,7 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
  * restricted brands, and the reference data beside it. Undefined when the account does not exist.
  */
 export async function productColourways(deps: SearchDeps, accountNo: string, masterProductNo: string): Promise<ProductColourways | undefined> {
-  const [found, reference] = await Promise.all([masterForAccount(deps.pool, accountNo, masterProductNo), referenceData(deps.pool)]);
+  const [found, reference] = await Promise.all([masterForAccount(deps.pool, accountNo, masterProductNo), readReferenceData(deps.pool)]);
   if (found === undefined) return undefined;
   const mayBuy = brandEntitlement({ allowedBrands: found.allowed, indentBrands: found.indent }, new Set(found.restricted));
   const documents = buildDocuments(found.variants, reference.categories, reference.brandNames);
@@ -116,4 +116,11 @@ export async function productColourways(deps: SearchDeps, accountNo: string, mas
       return { document, variants };
     });
   return { colourways };
+}
+
+export type { ReferenceData };
+
+/** Categories and brand names, as documents are built from them (the portal's product pages build theirs). */
+export function referenceData(q: Queryable): Promise<ReferenceData> {
+  return readReferenceData(q);
 }

@@ -1,6 +1,8 @@
 import type { BatchDefinition, ResultItem } from '../../platform/batch/definition.js';
 import type { ItemError } from '../../platform/schema/item-validator.js';
-import { upsertAreas, upsertGstPostingRates, upsertJurisdictions } from './tax.repository.js';
+import type { Queryable } from '../../platform/db/pool.js';
+import type { TaxData, TaxDataKeys } from './tax.engine.js';
+import { loadTaxData as readTaxData, upsertAreas, upsertGstPostingRates, upsertJurisdictions } from './tax.repository.js';
 import {
   AreaItemSchema, GstPostingRatesItemSchema, JurisdictionItemSchema,
   type AreaItem, type GstPostingRate, type GstPostingRatesItem, type JurisdictionItem,
@@ -101,3 +103,11 @@ export const gstPostingRatesBatch: BatchDefinition<GstPostingRatesItem> = {
   deduplicate: false,
   write: (tx, items) => upsertGstPostingRates(tx, mergeGstPairs(items)),
 };
+
+/**
+ * The tax data of the given keys only (`taxDataKeys` says which a basket reaches), for the tax
+ * engine. The orders module keeps it per reference version (reference-cache.ts).
+ */
+export function loadTaxData(q: Queryable, keys: TaxDataKeys): Promise<TaxData> {
+  return readTaxData(q, keys);
+}

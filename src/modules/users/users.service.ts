@@ -1,11 +1,13 @@
-import { withTransaction, type Pool } from '../../platform/db/pool.js';
+import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
 import { checkNewPassword, hashPassword, verifyPassword, type FieldError } from './passwords.js';
 import { enqueuePasswordResetRequest } from './password-reset.job.js';
 import {
-  accountsOfUser, findInvitation, findPasswordReset, findUserByEmail, markInvitationAccepted,
-  markResetsUsed, setPassword, type LinkedAccount,
+  accountsOfUser, deleteOldPasswordResets as deleteOldResetRows, findInvitation, findPasswordReset, findUserByEmail,
+  markInvitationAccepted, markResetsUsed, setPassword, type LinkedAccount,
 } from './users.repository.js';
-import { deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession } from './sessions.repository.js';
+import {
+  deleteEndedSessions as deleteEndedSessionRows, deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession,
+} from './sessions.repository.js';
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 import { linkUnusable, passwordInvalid, type LinkState } from './users.refusals.js';
 
@@ -145,3 +147,15 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
 }
 
 export type UsersService = ReturnType<typeof createUsersService>;
+
+/* ---- Housekeeping: rows whose use has ended ---- */
+
+/** Sessions a request would be refused with: past their idle limit (`idleMinutes`) or their end; the number removed. */
+export function deleteEndedSessions(db: Queryable, idleMinutes: number): Promise<number> {
+  return deleteEndedSessionRows(db, idleMinutes);
+}
+
+/** Password reset rows asked for more than `keptDays` ago (a link works for an hour); the number removed. */
+export function deleteOldPasswordResets(db: Queryable, keptDays: number): Promise<number> {
+  return deleteOldResetRows(db, keptDays);
+}

@@ -9,7 +9,16 @@ export interface RateLimitPolicy { limit: number; windowS: number }
 
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPolicy> = Object.freeze({ limit: 600, windowS: 60 });
 
+/**
+ * Bounds of a key's own quota: a day-long window at most, and a quota a single key could plausibly
+ * need. Here, beside the default, because `portway keys` names them in its options without loading
+ * the api-keys module (and the database, Redis and mail modules behind it).
+ */
+export const MAX_RATE_LIMIT = 1_000_000;
+export const MAX_WINDOW_S = 86_400;
+
 export type ApiKeyKind = 'integrator' | 'customer';
+export const API_KEY_KINDS: readonly ApiKeyKind[] = ['integrator', 'customer'];
 
 /** A key that verified: what the public scope needs to know about its caller. */
 export interface AuthenticatedApiKey {

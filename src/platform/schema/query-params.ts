@@ -71,6 +71,9 @@ export class QueryParams {
 
 export interface Paging { page: number; pageSize: number }
 
+/** The highest page a paged list serves (search, orders, the ledger): beyond it an offset scan costs more than any reader pages. */
+export const MAX_PAGE = 10_000;
+
 /** `page` and `pageSize` of a list's query string. */
 export function readPaging(params: QueryParams, limits: { defaultSize: number; maxSize: number; maxPage: number }): Paging {
   return { page: params.integer('page', 1, limits.maxPage), pageSize: params.integer('pageSize', limits.defaultSize, limits.maxSize) };

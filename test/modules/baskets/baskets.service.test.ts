@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  addToBasket, emptyBasket, emptyOrderedBasket, MAX_BASKET_LINES, MAX_LINE_QUANTITY, readBasket, removeFromBasket, setBasketCheckout, setBasketQuantities,
+  addToBasket, emptyBasket, emptyOrderedBasket, readBasket, removeFromBasket, setBasketCheckout, setBasketQuantities,
   type BasketOwner,
 } from '../../../src/modules/baskets/baskets.service.js';
+import { MAX_BASKET_LINES, MAX_LINE_QUANTITY } from '../../../src/modules/orders/index.js';
 import { withTransaction } from '../../../src/platform/db/pool.js';
 import { basketsRefusals, type BasketsRefusals } from '../../../src/modules/baskets/baskets.refusals.js';
 import type { RefusalOf } from '../../../src/platform/refusal.js';

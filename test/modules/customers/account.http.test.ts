@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../../src/modules/api-keys/api-keys.service.js';
-import { accountOverview } from '../../../src/modules/customers/account.service.js';
+import { accountOverview } from '../../../src/modules/ledger/index.js';
 import { problemOfRefusal } from '../../../src/platform/http/problem.js';
 import { Refusal } from '../../../src/platform/refusal.js';
-import { customersProblems } from '../../../src/modules/customers/account.routes.js';
+import { customersProblems } from '../../../src/modules/customers/index.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 import { FULL_ACCOUNT as ACTIVE_ACCOUNT, FULL_SHIP_TO } from './customer-fixture.js';
 

@@ -9,7 +9,7 @@ import { PriceRuleCache } from '../../../src/modules/pricing/rule-cache.js';
 import { problemOfRefusal } from '../../../src/platform/http/problem.js';
 import { Refusal } from '../../../src/platform/refusal.js';
 import { lookupProblems } from '../../../src/modules/lookup/lookup.routes.js';
-import { customersProblems } from '../../../src/modules/customers/account.routes.js';
+import { customersProblems } from '../../../src/modules/customers/index.js';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
 
 /** The problem the API answers for a refusal of the lookup. */
