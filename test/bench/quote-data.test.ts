@@ -212,7 +212,7 @@ describe('freight: routing, rates and package types', () => {
       const destination = { ...data, routes: [route] };
       for (const kg of weights) {
         for (const value of values) {
-          const shipping = quoteFreight({ countryRegionCode: 'AU', postcode: route.postcode, items: weightOnly(kg), value, at: AT, data: destination });
+          const shipping = quoteFreight({ countryRegionCode: 'AU', postcode: route.postcode, items: weightOnly(kg), value, at: AT, data: destination, minorUnit: 2 });
           assert.equal(shipping.status, 'Quoted', `${s.agent}/${s.service} ${kg} kg ${value}: ${JSON.stringify(shipping)}`);
           if (shipping.status === 'Quoted') {
             assert.equal(shipping.basis, 'Rate');
@@ -227,7 +227,7 @@ describe('freight: routing, rates and package types', () => {
     const used = new Set<string>();
     for (const basket of baskets) {
       const value = basket.lines.reduce((sum, l) => sum + (bySku.get(l.sku)?.unitPrice as number) * l.quantity, 0).toFixed(4);
-      const shipping = quoteFreight({ countryRegionCode: 'AU', postcode: basket.shipTo.postcode, items: consignment(basket), value, at: AT, data });
+      const shipping = quoteFreight({ countryRegionCode: 'AU', postcode: basket.shipTo.postcode, items: consignment(basket), value, at: AT, data, minorUnit: 2 });
       assert.equal(shipping.status, 'Quoted', JSON.stringify(shipping));
       if (shipping.status !== 'Quoted') continue;
       assert.equal(shipping.basis, basket.shipTo.basis);
@@ -236,7 +236,7 @@ describe('freight: routing, rates and package types', () => {
       used.add(shipping.rateId ?? 'packages');
     }
     assert.ok(used.size > 2, `several rates and packages in use: ${[...used].join(', ')}`);
-    const promo = quoteFreight({ countryRegionCode: 'AU', postcode: '2000', items: weightOnly('60'), value: '100', at: AT, data });
+    const promo = quoteFreight({ countryRegionCode: 'AU', postcode: '2000', items: weightOnly('60'), value: '100', at: AT, data, minorUnit: 2 });
     assert.equal(promo.status === 'Quoted' ? promo.rateId : promo.status, 'AU-TOLL-IPEC-PROMO');
   });
 });
@@ -264,21 +264,21 @@ describe('tax: the jurisdiction chain and the GST matrix', () => {
   it('taxes every tax group through both jurisdictions at the rates of the day, never one announced for later', () => {
     const expected: Record<string, string> = { GOODS: '10.8000', WORKWEAR: '10.0000', CHILDREN: '5.2500' };
     for (const group of TAX_GROUPS) {
-      const tax = taxResolver({ account: { taxLiable: true, taxAreaCode: 'AU-VIC', gstBusinessPostingGroup: null }, shipTo, day: '2026-06-15', data })(
+      const tax = taxResolver({ account: { taxLiable: true, taxAreaCode: 'AU-VIC', gstBusinessPostingGroup: null }, shipTo, day: '2026-06-15', data, minorUnit: 2 })(
         { sku: 'X', taxGroupCode: group, gstProductPostingGroup: 'GST10' }, '100.0000',
       );
       assert.equal(tax.basis, 'Jurisdictions', JSON.stringify(tax));
       assert.equal(tax.components.length, 2);
       assert.equal(tax.ratePercent, expected[group], group);
     }
-    const earlier = taxResolver({ account: { taxLiable: true, taxAreaCode: 'AU-NSW', gstBusinessPostingGroup: null }, shipTo, day: '2018-01-01', data })(
+    const earlier = taxResolver({ account: { taxLiable: true, taxAreaCode: 'AU-NSW', gstBusinessPostingGroup: null }, shipTo, day: '2018-01-01', data, minorUnit: 2 })(
       { sku: 'X', taxGroupCode: 'GOODS', gstProductPostingGroup: null }, '100.0000',
     );
     assert.equal(earlier.ratePercent, '10.2500', 'the levy as it was in 2018');
   });
 
   it('taxes the GST account by the matrix', () => {
-    const resolve = taxResolver({ account: { taxLiable: true, taxAreaCode: 'AU-NSW', gstBusinessPostingGroup: GST_BUSINESS_GROUP }, shipTo, day: '2026-06-15', data });
+    const resolve = taxResolver({ account: { taxLiable: true, taxAreaCode: 'AU-NSW', gstBusinessPostingGroup: GST_BUSINESS_GROUP }, shipTo, day: '2026-06-15', data, minorUnit: 2 });
     assert.deepEqual(GST_PRODUCT_GROUPS.map((g) => {
       const tax = resolve({ sku: 'X', taxGroupCode: 'GOODS', gstProductPostingGroup: g }, '100.0000');
       return [tax.basis, tax.amount];

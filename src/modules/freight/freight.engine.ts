@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { Dec, toUnits, unitsOf } from '../../platform/decimal.js';
+import { Dec, toUnits, unitsOf, unitsText } from '../../platform/decimal.js';
+import { AMOUNT_PLACES, roundToMinorUnit } from '../../platform/money.js';
 
 /**
  * Freight for one consignment (decisions §6), as pure functions: the repository loads a country's
@@ -71,6 +72,8 @@ export interface FreightInput {
   /** Σ net line amounts before tax, decimal text. */
   value: string;
   at: Date;
+  /** The places the charge is rounded to: the site currency's minor unit (platform/money.ts). */
+  minorUnit: number;
   /** May hold rows of other countries and postcodes: only the destination's are used. */
   data: FreightData;
 }
@@ -81,7 +84,7 @@ export interface PackageCharge {
   count: number;
   /** The charge for one package of this type (its freightCost), 4 places. */
   freightCost: string;
-  /** count × freightCost, 4 places. */
+  /** count × freightCost rounded once to the currency's minor unit, written with 4 places. */
   amount: string;
 }
 
@@ -102,8 +105,10 @@ export type Shipping =
   | { status: 'Unquotable'; reason: string }
   | { status: 'Unshippable'; reason: string; weight: string; value: string };
 
-const SCALE = 4;
+const SCALE = AMOUNT_PLACES;
 const fixed = (value: Dec): string => value.toFixed(SCALE, Dec.ROUND_HALF_UP);
+/** A charge of `units` of 10^-4, rounded once to the minor unit (decisions §6: freight is rounded as a line amount is). */
+const money = (units: bigint, minorUnit: number): string => unitsText(roundToMinorUnit(units, SCALE, minorUnit), SCALE);
 
 /**
  * JavaScript's white space (what `\s` and `trim` remove), spelled out so that the SQL of
@@ -185,10 +190,13 @@ export function quoteFreight(input: FreightInput): Shipping {
     if ('unpackable' in packed) {
       return { status: 'Unshippable', reason: unpackableReason(packed.unpackable, packed.boxes, country), weight: fixed(weight), value: fixed(value) };
     }
-    const amount = packed.packages.reduce((sum, p) => sum.plus(p.amount), new Dec(0));
+    // Each type's packages are charged like an order line (count × cost, rounded once), so the
+    // charges listed add up to the freight.
+    const packages = packed.packages.map((p) => ({ ...p, amount: money(toUnits(p.amount, SCALE), input.minorUnit) }));
+    const amount = packages.reduce((sum, p) => sum + toUnits(p.amount, SCALE), 0n);
     return {
-      status: 'Quoted', amount: fixed(amount), ...quoted, basis: 'PerPackage', rateId: null,
-      packages: packed.packages, weight: fixed(weight), value: fixed(value),
+      status: 'Quoted', amount: unitsText(amount, SCALE), ...quoted, basis: 'PerPackage', rateId: null,
+      packages, weight: fixed(weight), value: fixed(value),
     };
   }
 
@@ -200,7 +208,7 @@ export function quoteFreight(input: FreightInput): Shipping {
     };
   }
   return {
-    status: 'Quoted', amount: fixed(new Dec(chosen.price as string)), ...quoted, basis: 'Rate', rateId: chosen.id,
+    status: 'Quoted', amount: money(toUnits(chosen.price as string, SCALE), input.minorUnit), ...quoted, basis: 'Rate', rateId: chosen.id,
     packages: [], weight: fixed(weight), value: fixed(value),
   };
 }

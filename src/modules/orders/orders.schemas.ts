@@ -43,18 +43,23 @@ export type OrderBody = Static<typeof OrderBodySchema>;
  * running a validator on every value (a quote has 20 lines of them).
  */
 
-/** Exact money and rates: 4 decimal places, as text. */
+/**
+ * Money and rates as text with 4 decimal places. A document amount (line, tax, freight, totals) is
+ * at the currency's minor unit, so for AUD its last two places are 0 ("65.2600"): decisions §6.
+ */
 const Amount = (description?: string) => Type.String({ pattern: AMOUNT_PATTERN, ...(description ? { description } : {}) });
-const DisplayAmount = Type.String({ pattern: '^-?[0-9]+\\.[0-9]{2}$' });
+/** An amount at the minor unit's places: "65.26" (AUD), "65" (JPY), "65.260" (KWD). */
+const DisplayAmount = Type.String({ pattern: '^-?[0-9]+(\\.[0-9]{1,4})?$' });
 const nullableAmount = (description: string) => orNull(Type.String({ pattern: AMOUNT_PATTERN }), description);
 
 export const TotalsSchema = Type.Object({
-  net: Amount('Σ net line amounts, before tax'),
-  tax: Amount('Σ line tax; freight is not taxed'),
-  freight: Amount('The freight charge; 0 when shipping could not be quoted'),
+  net: Amount('Σ line amounts, before tax'),
+  tax: Amount('Σ line taxes; freight is not taxed'),
+  freight: Amount('The freight charge, rounded to the currency\'s minor unit; 0 when shipping could not be quoted'),
   total: Amount('net + tax + freight'),
   display: Type.Object({ net: DisplayAmount, tax: DisplayAmount, freight: DisplayAmount, total: DisplayAmount }, {
-    description: 'The same four, each rounded to 2 places half away from zero, for display only',
+    description: 'The same four written with the currency\'s minor unit of places ("65.26" in AUD). An order placed before '
+      + 'amounts were rounded to the minor unit keeps its 4-place amounts; display rounds them half away from zero',
   }),
 });
 
@@ -70,7 +75,7 @@ export const PricingSchema = Type.Object({
 });
 
 export const TaxSchema = Type.Object({
-  amount: Amount(),
+  amount: Amount('The line amount × ratePercent / 100, rounded once to the currency\'s minor unit, half away from zero'),
   ratePercent: nullableAmount('The rate applied (Σ of the jurisdictions), null when untaxed'),
   basis: requiredEnum(['Gst', 'Jurisdictions', 'NotLiable', 'FirstNations', 'Untaxed'] as const),
   reason: nullableString('Why the line is not taxed (not liable, exempt, or the missing link of the chain)'),
@@ -92,7 +97,7 @@ export const AvailabilitySchema = Type.Object({
 export const ShippingSchema = Type.Object({
   status: requiredEnum(['Quoted', 'Unquotable', 'Unshippable'] as const),
   reason: Type.Optional(Type.String()),
-  amount: Type.Optional(Amount('The freight charge')),
+  amount: Type.Optional(Amount('The freight charge, rounded once to the currency\'s minor unit')),
   method: Type.Optional(Type.String()),
   agentCode: Type.Optional(Type.String()),
   serviceCode: Type.Optional(Type.String()),
@@ -103,7 +108,7 @@ export const ShippingSchema = Type.Object({
     packageTypeId: Type.String(), description: orNull(Type.String(), 'Package type name'), count: Type.Integer(), freightCost: Amount('Cost of one package'),
   }))),
   weight: Type.Optional(Amount('Consignment weight: Σ unit weight × quantity')),
-  value: Type.Optional(Amount('Consignment value: Σ net line amounts')),
+  value: Type.Optional(Amount('Consignment value: the net, Σ line amounts')),
 }, { description: 'Quoted, or why not: Unquotable (no postcode routing) or Unshippable (a band gap, an item no package holds)' });
 
 export const QuoteLineSchema = Type.Object({
@@ -111,8 +116,8 @@ export const QuoteLineSchema = Type.Object({
   sku: Type.String(),
   name: nullableString('Product name'),
   quantity: Type.Integer(),
-  unitPrice: nullableAmount('Net unit price at this quantity (quantity breaks apply); null when none is determinable'),
-  lineAmount: nullableAmount('quantity × unitPrice; null when unpriced'),
+  unitPrice: nullableAmount('Net unit price at this quantity (quantity breaks apply), exact to 4 places; null when none is determinable'),
+  lineAmount: nullableAmount('quantity × unitPrice, rounded once to the currency\'s minor unit, half away from zero; null when unpriced'),
   pricing: PricingSchema,
   availability: AvailabilitySchema,
   tax: TaxSchema,
@@ -141,9 +146,9 @@ export const OrderLineSchema = Type.Object({
   sku: Type.String(),
   description: nullableString('Product name when ordered'),
   quantity: Type.Integer({ description: 'Ordered' }),
-  unitPrice: nullableAmount('Net unit price'),
-  lineAmount: Amount(),
-  taxAmount: Amount(),
+  unitPrice: nullableAmount('Net unit price, exact to 4 places'),
+  lineAmount: Amount('quantity × unitPrice, rounded once to the currency\'s minor unit (an order placed before that rule: as placed)'),
+  taxAmount: Amount('The line\'s tax, rounded once to the currency\'s minor unit (an order placed before that rule: as placed)'),
   pricing: PricingSchema,
   tax: TaxSchema,
   invoicedQuantity: Type.Integer(),

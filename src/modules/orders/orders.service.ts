@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { withTransaction, type Queryable } from '../../platform/db/pool.js';
+import { currencyMinorUnit } from '../../platform/money.js';
 import { compileItemValidator } from '../../platform/schema/item-validator.js';
 import { accountExists, accountNotFound } from '../customers/index.js';
+import { totalsOf } from './amounts.engine.js';
 import type { BasketShipTo } from './basket.repository.js';
 import { enqueueErpHandoff } from './erp-handoff.job.js';
 import { lineStatus, orderStatus } from './orders.engine.js';
@@ -11,7 +13,7 @@ import {
 } from './orders.repository.js';
 import { OrderBodySchema, type Order, type OrderBody } from './orders.schemas.js';
 import { ordersRefusals } from './orders.refusals.js';
-import { parseBasket, priceBasket, totalsOf, type QuoteDeps } from './quote.service.js';
+import { parseBasket, priceBasket, type QuoteDeps } from './quote.service.js';
 
 /**
  * Orders (issue 13): placed exactly as their quote prices them at that moment, stored with their
@@ -58,7 +60,11 @@ export function parseIdempotencyKey(header: unknown): string | undefined {
   return header;
 }
 
-/** An order as the API shows it, statuses derived from the stored quantities. */
+/**
+ * An order as the API shows it, statuses derived from the stored quantities. Its amounts are read
+ * as stored, never priced again: an order placed before amounts were rounded to the minor unit
+ * keeps the 4-place amounts it was placed, shown and handed to the ERP with.
+ */
 export function orderView(order: StoredOrder): Order {
   const items = order.lines.filter((l) => l.line_type === 'Item');
   const charges = order.lines.filter((l) => l.line_type === 'Charge');
@@ -100,7 +106,7 @@ export function orderView(order: StoredOrder): Order {
       taxAmount: l.tax_amount,
     })),
     shipping: order.shipping as Order['shipping'],
-    totals: totalsOf(order.net_amount, order.tax_amount, order.freight_amount),
+    totals: totalsOf({ net: order.net_amount, tax: order.tax_amount, freight: order.freight_amount, total: order.total_amount }, currencyMinorUnit(order.currency)),
     erp: { state: order.erp_state, documentNo: order.erp_document_no, reason: order.erp_reason, attempts: order.erp_attempts },
   };
 }

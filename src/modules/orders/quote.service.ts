@@ -1,5 +1,5 @@
-import { roundUnits, toUnits, unitsText } from '../../platform/decimal.js';
 import { siteDay } from '../../platform/day.js';
+import { currencyMinorUnit } from '../../platform/money.js';
 import type { Pool, Queryable } from '../../platform/db/pool.js';
 import { compileItemValidator, type ItemError } from '../../platform/schema/item-validator.js';
 import { brandEntitlement } from '../catalogue/index.js';
@@ -10,9 +10,10 @@ import { pricingAccountOf, type PriceRuleCache } from '../pricing/index.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/index.js';
 import type { QuotePriceCache } from './quote-price-cache.js';
 import type { TradingReferenceCache } from './reference-cache.js';
+import { documentTotals, lineAmount as lineAmountOf, sumOf } from './amounts.engine.js';
 import { findPricingRows, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
 import { ordersRefusals, type BasketProblem, type Blocker, type OrdersRefusals, type UnknownSku } from './orders.refusals.js';
-import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine, type Totals } from './orders.schemas.js';
+import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine } from './orders.schemas.js';
 
 /**
  * A basket priced as a quote (issue 13): each line by the pricing engine at its quantity, its
@@ -72,25 +73,7 @@ const notActive = (account: BasketAccount): string =>
 const accountCannotTransact = (account: BasketAccount) =>
   ordersRefusals.refuse('account-not-active', notActive(account), { accountNo: account.account_no, status: account.status });
 
-const SCALE = 4;
 const ZERO = '0.0000';
-const money = (units: bigint): string => unitsText(units, SCALE);
-/** Rounded to 2 places half away from zero, for display only. */
-const display = (units: bigint): string => unitsText(roundUnits(units, SCALE, 2), 2);
-
-/** The four totals, exact and for display, from amounts in units of 10^-4. */
-function totalsOfUnits(net: bigint, tax: bigint, freight: bigint): Totals {
-  const total = net + tax + freight;
-  return {
-    net: money(net), tax: money(tax), freight: money(freight), total: money(total),
-    display: { net: display(net), tax: display(tax), freight: display(freight), total: display(total) },
-  };
-}
-
-/** The four totals, exact and for display, from 4-place amounts. */
-export function totalsOf(netAmount: string, taxAmount: string, freightAmount: string): Totals {
-  return totalsOfUnits(toUnits(netAmount, SCALE), toUnits(taxAmount, SCALE), toUnits(freightAmount, SCALE));
-}
 
 /** The stored stock text starts `{"onHand":N,"reserved":N,` (encodeStock renders exactly that). */
 const STOCK_HEAD = /^\{"onHand":(\d+),"reserved":(\d+),/;
@@ -185,28 +168,24 @@ export async function priceBasket(
   ]);
 
   const day = siteDay(at, deps.timeZone);
-  const taxOf = taxResolver({ account: taxAccount, shipTo: taxShipTo, day, data: taxData });
+  const minorUnit = currencyMinorUnit(deps.currency);
+  const taxOf = taxResolver({ account: taxAccount, shipTo: taxShipTo, day, data: taxData, minorUnit });
   const priceOf = deps.prices.pricer(pricingAccountOf(account), ruleSet, at);
   const stock = new StockLedger();
   const blockers: Blocker[] = [];
   if (account.status !== 'Active') blockers.push({ message: notActive(account) });
 
-  let net = 0n;
-  let tax = 0n;
   const lines: QuoteLine[] = basket.lines.map((line, i) => {
     const product = found[i] as BasketProduct;
     const pricingProduct = {
       sku: product.sku, masterProductNo: product.master_product_no, itemDiscountGroup: product.item_discount_group, unitPrice: product.unit_price,
     };
     const price = priceOf(pricingProduct, line.quantity);
-    const lineUnits = price.unitPrice === null ? null : toUnits(price.unitPrice, SCALE) * BigInt(line.quantity);
-    const lineAmount = lineUnits === null ? null : money(lineUnits);
+    const lineAmount = price.unitPrice === null ? null : lineAmountOf(line.quantity, price.unitPrice, minorUnit);
     if (lineAmount === null) blockers.push({ line: i, message: `Line ${i + 1} (SKU ${line.sku}) has no price for account ${account.account_no}.` });
     const lineTax = lineAmount === null
       ? UNPRICED_TAX
       : taxOf({ sku: product.sku, taxGroupCode: product.tax_group_code, gstProductPostingGroup: product.gst_product_posting_group }, lineAmount);
-    if (lineUnits !== null) net += lineUnits;
-    tax += toUnits(lineTax.amount, SCALE);
     return {
       lineNumber: i + 1,
       sku: product.sku,
@@ -233,12 +212,14 @@ export async function priceBasket(
       const p = found[i] as BasketProduct;
       return { sku: p.sku, quantity: line.quantity, weight: p.weight, length: p.length, width: p.width, height: p.height };
     }),
-    value: money(net),
+    // The consignment value for the bands is the net, Σ of the rounded line amounts.
+    value: sumOf(lines.map((l) => l.lineAmount)),
     at,
     data: freightData,
+    minorUnit,
   });
   if (shipping.status !== 'Quoted') blockers.push({ message: `Shipping is ${shipping.status}: ${shipping.reason}` });
-  const freight = shipping.status === 'Quoted' ? toUnits(shipping.amount, SCALE) : 0n;
+  const freight = shipping.status === 'Quoted' ? shipping.amount : ZERO;
 
   const quote: Quote = {
     currency: deps.currency,
@@ -249,7 +230,7 @@ export async function priceBasket(
     reasons: blockers.map((b) => b.message),
     lines,
     shipping,
-    totals: totalsOfUnits(net, tax, freight),
+    totals: documentTotals(lines.map((l) => ({ lineAmount: l.lineAmount, taxAmount: l.tax.amount })), freight, minorUnit),
   };
   return { quote, shipTo, shipping, blockers };
 }

@@ -1,4 +1,5 @@
-import { Dec, roundUnits, unitsOf, unitsText, type Units } from '../../platform/decimal.js';
+import { Dec, unitsOf, unitsText, type Units } from '../../platform/decimal.js';
+import { AMOUNT_PLACES, roundToMinorUnit } from '../../platform/money.js';
 
 /**
  * The tax of a basket line (decisions §6), as pure functions: the repository loads the areas,
@@ -45,7 +46,7 @@ export type TaxBasis = 'Gst' | 'Jurisdictions' | 'NotLiable' | 'FirstNations' | 
 export interface TaxComponent { code: string; ratePercent: string; effectiveDate: string | null }
 
 export interface LineTax {
-  /** 4 places as text; "0.0000" whenever no rate applied. */
+  /** At the currency's minor unit, written with 4 places ("2.3800"); "0.0000" whenever no rate applied. */
   amount: string;
   /** The rate applied (Σ of the components), 4 places; null when none applied. */
   ratePercent: string | null;
@@ -57,13 +58,21 @@ export interface LineTax {
   components: TaxComponent[];
 }
 
-export interface TaxContext { account: TaxAccount; shipTo: TaxShipTo; day: string; data: TaxData }
+export interface TaxContext {
+  account: TaxAccount;
+  shipTo: TaxShipTo;
+  day: string;
+  data: TaxData;
+  /** The places a line's tax is rounded to: the site currency's minor unit (platform/money.ts). */
+  minorUnit: number;
+}
 
 /** What `loadTaxData` must read for a basket: exactly what `taxResolver` will look up. */
 export interface TaxDataKeys { taxAreaCodes: string[]; gstBusinessPostingGroup: string | null }
 
-const SCALE = 4;
-const ZERO_AMOUNT = new Dec(0).toFixed(SCALE);
+/** Rates are written with 4 places, as every decimal of the API. */
+const RATE_PLACES = 4;
+const ZERO_AMOUNT = unitsText(0n, AMOUNT_PLACES);
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export const FIRST_NATIONS_REASON = 'First Nations destination: exempt';
@@ -75,7 +84,7 @@ function present(value: string | null | undefined): string | null {
 }
 
 const quote = (code: string): string => JSON.stringify(code);
-const fixed = (value: Dec): string => value.toFixed(SCALE);
+const fixed = (value: Dec): string => value.toFixed(RATE_PLACES);
 
 /** Everything about a line's tax except its amount: the same for every line it is worked out for. */
 interface Outcome {
@@ -245,13 +254,13 @@ function chainDecide(area: string | null, day: string, data: TaxData): Decide {
  * the jurisdiction chain of the ship-to's area (else the account's).
  */
 export function taxResolver(context: TaxContext): (product: TaxProduct, netAmount: string) => LineTax {
-  const { account, shipTo, day, data } = context;
+  const { account, shipTo, day, data, minorUnit } = context;
   if (!DAY.test(day)) throw new Error(`tax day must be a date as YYYY-MM-DD, got ${quote(day)}`);
   const scheme = schemeOf(account, shipTo);
   const decide = scheme.kind === 'settled' ? always(scheme.outcome)
     : scheme.kind === 'gst' ? gstDecide(scheme.business, data.gst)
       : chainDecide(scheme.area, day, data);
-  return (product, netAmount) => lineTax(decide(product), netAmount);
+  return (product, netAmount) => lineTax(decide(product), netAmount, minorUnit);
 }
 
 /** One line's tax; for a whole basket prefer `taxResolver`, which does the per-basket work once. */
@@ -259,8 +268,11 @@ export function taxLine(context: TaxContext, product: TaxProduct, netAmount: str
   return taxResolver(context)(product, netAmount);
 }
 
-/** net × rate / 100, rounded once to 4 places half away from zero (Dec's ROUND_HALF_UP). */
-function lineTax(outcome: Outcome, netAmount: string): LineTax {
+/**
+ * The line amount × the rate / 100, the rates of several jurisdictions added up first, rounded
+ * once half away from zero to the currency's minor unit (decisions §6).
+ */
+function lineTax(outcome: Outcome, netAmount: string, minorUnit: number): LineTax {
   // Parsed on every line, taxed or not, so a malformed amount fails the same way whatever the basis.
   const net = unitsOf(netAmount);
   let amount = ZERO_AMOUNT;
@@ -268,7 +280,7 @@ function lineTax(outcome: Outcome, netAmount: string): LineTax {
     // Exact in integers: net × rate has the places of both, and / 100 two more. A negative amount
     // that rounds to nothing is 0, never "-0.0000" (unitsText).
     const exact = net.units * outcome.rateUnits.units;
-    amount = unitsText(roundUnits(exact, net.places + outcome.rateUnits.places + 2, SCALE), SCALE);
+    amount = unitsText(roundToMinorUnit(exact, net.places + outcome.rateUnits.places + 2, minorUnit), AMOUNT_PLACES);
   }
   return {
     amount,

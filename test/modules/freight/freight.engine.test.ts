@@ -56,6 +56,7 @@ interface Case {
   items?: ConsignmentItem[];
   value?: string;
   at?: Date;
+  minorUnit?: number;
   routes?: RoutingRow[];
   rates?: FreightRate[];
   packageTypes?: PackageType[];
@@ -68,6 +69,7 @@ function quote(c: Case): Shipping {
     items: c.items ?? [item('SKU-1', 1, { weight: '1' })],
     value: c.value ?? '100',
     at: c.at ?? AT,
+    minorUnit: c.minorUnit ?? 2,
     data: { routes: c.routes ?? ROUTES, rates: c.rates ?? [rate('ANY')], packageTypes: c.packageTypes ?? [] },
   };
   return quoteFreight(input);
@@ -104,6 +106,21 @@ describe('quoteFreight: a quoted consignment', () => {
       basis: 'Rate', rateId: 'AU-TNT-1', packages: [], weight: '2.3702', value: '123.4500',
     });
   });
+
+  // [price of the rate, minor unit, freight charged, why]
+  const rounding: Array<[string, number, string, string]> = [
+    ['12.345', 2, '12.3500', 'a half: up, to cents'],
+    ['12.3449', 2, '12.3400', 'below a half: down'],
+    ['9.9999', 2, '10.0000', 'up to the next whole amount'],
+    ['1234.5', 0, '1235.0000', 'JPY, no minor unit: a half up'],
+    ['12.3455', 3, '12.3460', 'KWD, 3 places'],
+    ['12.3455', 4, '12.3455', 'CLF, 4 places: as pushed'],
+  ];
+  for (const [price, minorUnit, amount, why] of rounding) {
+    it(`rounds the charge once to the currency's minor unit: ${price} at ${minorUnit} places → ${amount} (${why})`, () => {
+      assert.equal(assertQuoted(quote({ rates: [rate('R', { price })], minorUnit })).amount, amount);
+    });
+  }
 });
 
 describe('quoteFreight: weight and value bands', () => {
@@ -338,6 +355,18 @@ describe('quoteFreight: per-package charging', () => {
       { packageTypeId: 'SMALL', description: null, count: 1, freightCost: '5.0000', amount: '5.0000' },
     ]);
     assert.deepEqual([s.amount, s.method, s.agentCode, s.serviceCode, s.routingId, s.value], ['45.0000', 'Road', 'TNT', 'ROAD', 'R-2000', '10.0000']);
+  });
+
+  it('charges each type like an order line, count × cost rounded once to the minor unit, and the freight is their sum', () => {
+    const s = assertQuoted(quote({
+      rates: valueOnly, items: [cube('CUBE', 22)],
+      packageTypes: [{ ...LARGE, freightCost: '3.3333' }, { ...SMALL, freightCost: '1.0050' }],
+    }));
+    assert.deepEqual(s.packages.map((p) => [p.packageTypeId, p.count, p.freightCost, p.amount]), [
+      ['LARGE', 2, '3.3333', '6.6700'], // 6.6666
+      ['SMALL', 1, '1.0050', '1.0100'], // 1.005 is a half: up
+    ]);
+    assert.equal(s.amount, '7.6800', 'the sum of the charges listed, not round(7.6716) = 7.67');
   });
 
   // [why, package types, items, fragments of the reason]

@@ -174,7 +174,7 @@ describe('loadFreightData', () => {
   it('feeds the engine: the loaded rows quote a consignment', async () => {
     const data = await loadFreightData(t.pool, 'au', '2000');
     const shipping = quoteFreight({
-      countryRegionCode: 'au', postcode: '2000', value: '150', at: new Date('2026-03-15T00:00:00Z'), data,
+      countryRegionCode: 'au', postcode: '2000', value: '150', at: new Date('2026-03-15T00:00:00Z'), data, minorUnit: 2,
       items: [{ sku: 'SKU-1', quantity: 2, weight: '1.5', length: null, width: null, height: null }],
     });
     assert.deepEqual(shipping, {

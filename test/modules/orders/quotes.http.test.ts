@@ -20,7 +20,7 @@ describe('POST /api/public/v1/quotes', () => {
 
   const orderCount = async () => (await t.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM orders')).rows[0]?.n;
 
-  it('prices each line at its quantity, with availability, tax per line, freight and totals exact and for display', async () => {
+  it('prices each line at its quantity, with availability, tax per line, freight and totals that add up to the cent', async () => {
     const res = await c1('POST', '/quotes', { shipToCode: 'MAIN', lines: [{ sku: 'TEE-S', quantity: 12 }, { sku: 'TEE-M', quantity: 2 }, { sku: 'CAP', quantity: 1 }] });
     assert.equal(res.statusCode, 200, res.body);
     const quote = res.json();
@@ -31,7 +31,7 @@ describe('POST /api/public/v1/quotes', () => {
     assert.deepEqual(quote.lines.map((l: { lineNumber: number; sku: string; unitPrice: string; lineAmount: string }) => [l.lineNumber, l.sku, l.unitPrice, l.lineAmount]), [
       [1, 'TEE-S', '18.0000', '216.0000'], // the quantity break of 10 applies at 12
       [2, 'TEE-M', '19.0000', '38.0000'], // list 20 less the TEES group's 5 %
-      [3, 'CAP', '9.9999', '9.9999'],
+      [3, 'CAP', '9.9999', '10.0000'], // 1 × 9.9999 rounded to cents; the unit price stays as written
     ]);
     assert.deepEqual(quote.lines[0].pricing, { basis: 'rule', listPrice: '20.0000', priceRuleId: 'TEE-S-10', discountRuleId: null, lineDiscountPercent: null });
     assert.deepEqual(quote.lines[1].pricing, { basis: 'list', listPrice: '20.0000', priceRuleId: null, discountRuleId: 'TEES-5', lineDiscountPercent: '5.0000' });
@@ -39,7 +39,7 @@ describe('POST /api/public/v1/quotes', () => {
     assert.deepEqual(quote.lines[0].availability, { available: 4, fromStock: 4, backOrder: 8, incomingDate: '2026-12-15' });
     assert.deepEqual(quote.lines[1].availability, { available: 0, fromStock: 0, backOrder: 2, incomingDate: null });
     assert.deepEqual(quote.lines.map((l: { tax: { amount: string; ratePercent: string; basis: string } }) => [l.tax.amount, l.tax.ratePercent, l.tax.basis]), [
-      ['21.6000', '10.0000', 'Jurisdictions'], ['3.8000', '10.0000', 'Jurisdictions'], ['1.0000', '10.0000', 'Jurisdictions'], // 0.99999 → 1.0000
+      ['21.6000', '10.0000', 'Jurisdictions'], ['3.8000', '10.0000', 'Jurisdictions'], ['1.0000', '10.0000', 'Jurisdictions'], // 10 % of the line amount 10.00
     ]);
     assert.equal(quote.lines[0].tax.taxAreaCode, 'NSW', 'the account\'s area: the ship-to sets none');
     assert.equal(quote.shipping.status, 'Quoted');
@@ -48,7 +48,7 @@ describe('POST /api/public/v1/quotes', () => {
     assert.equal(quote.shipping.agentCode, 'TNT');
     assert.equal(quote.shipping.weight, '3.7000');
     assert.deepEqual(quote.totals, {
-      net: '263.9999', tax: '26.4000', freight: '15.0000', total: '305.3999',
+      net: '264.0000', tax: '26.4000', freight: '15.0000', total: '305.4000',
       display: { net: '264.00', tax: '26.40', freight: '15.00', total: '305.40' },
     });
   });
@@ -163,7 +163,7 @@ describe('POST /api/public/v1/quotes', () => {
       { code: 'AU', rates: [{ taxGroupCode: 'GOODS', ratePercent: 10, effectiveDate: '2020-01-01' }, { taxGroupCode: 'GOODS', ratePercent: 12.5, effectiveDate: '2026-01-01' }] },
     ]);
     const after = (await c1('POST', '/quotes', body)).json();
-    assert.deepEqual([after.shipping.amount, after.lines[0].tax.ratePercent, after.lines[0].tax.amount], ['16.5000', '12.5000', '2.3750']);
+    assert.deepEqual([after.shipping.amount, after.lines[0].tax.ratePercent, after.lines[0].tax.amount], ['16.5000', '12.5000', '2.3800']); // 12.5 % of 19.00 is 2.375: a half, up to cents
     await push('integration', '/fulfilment/postcode-routing', [
       { id: 'R1', countryRegionCode: 'AU', postcode: '2001', defaultMethod: 'Road', defaultRoadAgentCode: 'TNT', defaultRoadServiceCode: 'ROAD' },
     ]);

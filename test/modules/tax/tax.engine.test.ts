@@ -191,8 +191,11 @@ const cases: Case[] = [
   },
 ];
 
-function contextOf(c: Pick<Case, 'account' | 'shipTo' | 'day'>, data: TaxData = DATA) {
-  return { account: account(c.account), shipTo: shipTo(c.shipTo), day: c.day ?? DAY, data };
+/** AUD's minor unit: a line's tax is rounded to cents. */
+const CENTS = 2;
+
+function contextOf(c: Pick<Case, 'account' | 'shipTo' | 'day'>, data: TaxData = DATA, minorUnit = CENTS) {
+  return { account: account(c.account), shipTo: shipTo(c.shipTo), day: c.day ?? DAY, data, minorUnit };
 }
 
 /** What loadTaxData returns for these keys, read from DATA instead of the database. */
@@ -234,38 +237,43 @@ describe('taxDataKeys', () => {
   });
 });
 
-describe('tax amount: net × rate / 100, rounded once to 4 places half away from zero', () => {
-  // [net, area, expected amount, why]; MEL is 10 %, SYD 5 % + 2.5 %.
-  const rounding: Array<[string, string, string, string]> = [
-    ['0.0005', 'MEL', '0.0001', '0.00005 is a half: up'],
-    ['0.0004', 'MEL', '0.0000', '0.00004: down'],
-    ['0.0015', 'MEL', '0.0002', '0.00015 is a half (a binary float holds it as 0.000149999… and gives 0.0001)'],
-    ['0.0025', 'MEL', '0.0003', '0.00025 is a half: up, not to even'],
-    ['-0.0005', 'MEL', '-0.0001', 'a negative half: away from zero'],
-    ['-0.0015', 'MEL', '-0.0002', 'a negative half: away from zero'],
-    ['-0.0004', 'MEL', '0.0000', 'a negative amount rounding to nothing is 0, not -0'],
-    ['0.0007', 'SYD', '0.0001', '0.0000525 rounded once (each component rounded first would give 0.0000 + 0.0000)'],
-    ['0.0002', 'SYD', '0.0000', '0.000015'],
-    ['0.0020', 'SYD', '0.0002', '0.00015 is a half: up'],
-    ['1.2345', 'SYD', '0.0926', '0.0925875'],
-    ['0', 'MEL', '0.0000', 'nothing to tax'],
-    ['100', 'MEL', '10.0000', 'a net amount without places'],
-    ['123456789012345.6789', 'SYD', '9259259175925.9259', '9259259175925.9259175: beyond what a double holds exactly'],
+describe('tax amount: line amount × rate / 100, rounded once to the currency\'s minor unit, half away from zero', () => {
+  // [line amount, area, minor unit, expected amount, why]; MEL is 10 %, SYD 5 % + 2.5 %.
+  const rounding: Array<[string, string, number, string, string]> = [
+    ['0.05', 'MEL', 2, '0.0100', '0.005 is a half: up'],
+    ['0.04', 'MEL', 2, '0.0000', '0.004: down'],
+    ['1.45', 'MEL', 2, '0.1500', '0.145 is a half: up (a double holds 0.145 as 0.14499…, which would give 0.14)'],
+    ['0.25', 'MEL', 2, '0.0300', '0.025 is a half: up, not to even'],
+    ['-0.05', 'MEL', 2, '-0.0100', 'a negative half: away from zero'],
+    ['-0.15', 'MEL', 2, '-0.0200', 'a negative half: away from zero'],
+    ['-0.04', 'MEL', 2, '0.0000', 'a negative amount rounding to nothing is 0, not -0'],
+    ['0.07', 'SYD', 2, '0.0100', '0.00525: the rates added up first, then rounded once (each jurisdiction rounded first would give 0.00 + 0.00)'],
+    ['0.02', 'SYD', 2, '0.0000', '0.0015'],
+    ['0.20', 'SYD', 2, '0.0200', '0.015 is a half: up'],
+    ['65.26', 'MEL', 2, '6.5300', '6.526: the tax of the line 3 × 21.7525, on its rounded amount'],
+    ['1.2345', 'SYD', 2, '0.0900', '0.0925875: whatever places the amount has, the tax has cents'],
+    ['0', 'MEL', 2, '0.0000', 'nothing to tax'],
+    ['100', 'MEL', 2, '10.0000', 'a line amount without places'],
+    ['123456789012345.67', 'SYD', 2, '9259259175925.9300', '9259259175925.92525: beyond what a double holds exactly'],
+    ['1234', 'MEL', 0, '123.0000', 'JPY, no minor unit: 123.4'],
+    ['1235', 'MEL', 0, '124.0000', 'JPY: 123.5 is a half: up'],
+    ['12.345', 'MEL', 3, '1.2350', 'KWD, 3 places: 1.2345 is a half: up'],
+    ['0.0005', 'MEL', 4, '0.0001', 'CLF, 4 places: 0.00005 is a half: up'],
   ];
-  for (const [net, area, expected, why] of rounding) {
-    it(`${net} in ${area} → ${expected} (${why})`, () => {
-      assert.equal(taxLine(contextOf({ account: { taxAreaCode: area } }), product(), net).amount, expected);
+  for (const [net, area, minorUnit, expected, why] of rounding) {
+    it(`${net} in ${area} at ${minorUnit} places → ${expected} (${why})`, () => {
+      assert.equal(taxLine(contextOf({ account: { taxAreaCode: area } }, DATA, minorUnit), product(), net).amount, expected);
     });
   }
 
-  it('adds decimal rates exactly: 0.1 % + 0.2 % of 0.0500 is a half at the 4th place and rounds up', () => {
-    const line = taxLine(contextOf({ account: { taxAreaCode: 'TENTHS' } }), product(), '0.0500');
-    assert.deepEqual([line.ratePercent, line.amount], ['0.3000', '0.0002']);
+  it('adds decimal rates exactly: 0.1 % + 0.2 % of 5.00 is 0.015, a half at the cent, and rounds up', () => {
+    const line = taxLine(contextOf({ account: { taxAreaCode: 'TENTHS' } }), product(), '5.00');
+    assert.deepEqual([line.ratePercent, line.amount], ['0.3000', '0.0200']);
   });
 
   it('GST amounts round the same way', () => {
-    const line = taxLine(contextOf({ account: { gstBusinessPostingGroup: 'DOMESTIC' } }), product(), '0.0015');
-    assert.deepEqual([line.basis, line.amount], ['Gst', '0.0002']);
+    const line = taxLine(contextOf({ account: { gstBusinessPostingGroup: 'DOMESTIC' } }), product(), '0.15');
+    assert.deepEqual([line.basis, line.amount], ['Gst', '0.0200']);
   });
 
   it('normalises rates sent with other places to 4 places', () => {

@@ -117,14 +117,15 @@ describe('loadTaxData', () => {
     const data = await loadTaxData(t.pool, taxDataKeys(account, shipTo));
     const goods = { sku: 'TEE-1', taxGroupCode: 'GOODS', gstProductPostingGroup: null };
     // PORT names NOWHERE, never pushed: untaxed, not the sum of NSW and CITY.
-    assert.deepEqual(taxLine({ account, shipTo, day: '2026-07-15', data }, goods, '100.0000'), {
+    assert.deepEqual(taxLine({ account, shipTo, day: '2026-07-15', data, minorUnit: 2 }, goods, '100.0000'), {
       amount: '0.0000', ratePercent: null, basis: 'Untaxed', taxAreaCode: 'PORT', components: [],
       reason: 'jurisdiction "NOWHERE" is named by tax area "PORT" but not known (never pushed)',
     });
     await putBatch(t, '/tax/areas', [{ code: 'PORT', jurisdictionCodes: ['NSW', 'CITY'] }]);
     const repaired = await loadTaxData(t.pool, taxDataKeys(account, shipTo));
-    assert.deepEqual(taxLine({ account, shipTo, day: '2026-07-15', data: repaired }, goods, '0.0007'), {
-      amount: '0.0001', ratePercent: '7.5000', basis: 'Jurisdictions', reason: null, taxAreaCode: 'PORT',
+    assert.deepEqual(taxLine({ account, shipTo, day: '2026-07-15', data: repaired, minorUnit: 2 }, goods, '0.0700'), {
+      // 7.5 % of 0.07 is 0.00525: the two rates add up before the one rounding to cents.
+      amount: '0.0100', ratePercent: '7.5000', basis: 'Jurisdictions', reason: null, taxAreaCode: 'PORT',
       components: [
         { code: 'CITY', ratePercent: '2.5000', effectiveDate: null },
         { code: 'NSW', ratePercent: '5.0000', effectiveDate: '2026-07-01' },
@@ -132,8 +133,9 @@ describe('loadTaxData', () => {
     });
     const gstAccount = { ...account, gstBusinessPostingGroup: 'DOMESTIC' };
     const gstData = await loadTaxData(t.pool, taxDataKeys(gstAccount, shipTo));
-    assert.deepEqual(taxLine({ account: gstAccount, shipTo, day: '2026-07-15', data: gstData }, { ...goods, gstProductPostingGroup: 'ODD' }, '100.0000'), {
-      amount: '12.3456', ratePercent: '12.3456', basis: 'Gst', reason: null, taxAreaCode: null,
+    assert.deepEqual(taxLine({ account: gstAccount, shipTo, day: '2026-07-15', data: gstData, minorUnit: 2 }, { ...goods, gstProductPostingGroup: 'ODD' }, '100.0000'), {
+      // 12.3456 % of 100, rounded to cents.
+      amount: '12.3500', ratePercent: '12.3456', basis: 'Gst', reason: null, taxAreaCode: null,
       components: [{ code: 'DOMESTIC/ODD', ratePercent: '12.3456', effectiveDate: null }],
     });
   });
