@@ -1,7 +1,12 @@
+import { AMOUNT_PLACES, currencyMinorUnit } from '../platform/money.js';
+
 /**
- * How the portal writes amounts and dates. Money is always in the site currency with 2 decimals,
- * rounded half away from zero from the engine's exact 4-place text (Intl formats a decimal string
- * exactly, never through a binary float), e.g. "AUD 1,234.57" (a no-break space after the code).
+ * How the portal writes amounts and dates. Money is in the site currency, written as it is: at
+ * least the currency's minor unit of places, at most the 4 an amount has, never rounded here
+ * (decisions §6). A document amount is rounded once, where it is priced, so it shows with the minor
+ * unit's places ("AUD 65.26"); a unit price shows its own decimals ("AUD 21.7525", "AUD 39.95"), so
+ * that quantity × the price shown gives the line amount shown. Intl formats a decimal string
+ * exactly, never through a binary float. A no-break space follows the code.
  */
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
@@ -10,14 +15,15 @@ function moneyFormat(currency: string): Intl.NumberFormat {
   let format = moneyFormats.get(currency);
   if (format === undefined) {
     format = new Intl.NumberFormat('en', {
-      style: 'currency', currency, currencyDisplay: 'code', minimumFractionDigits: 2, maximumFractionDigits: 2, roundingMode: 'halfExpand',
+      style: 'currency', currency, currencyDisplay: 'code',
+      minimumFractionDigits: currencyMinorUnit(currency), maximumFractionDigits: AMOUNT_PLACES,
     });
     moneyFormats.set(currency, format);
   }
   return format;
 }
 
-/** "1234.5650" → "AUD 1,234.57"; null (no price) → the words given. */
+/** "1234.5000" → "AUD 1,234.50"; "21.7525" → "AUD 21.7525"; null (no price) → the words given. */
 export function formatMoney(amount: string | null, currency: string, none = 'No price'): string {
   if (amount === null) return none;
   // Intl takes a decimal string as the exact decimal (ECMA-402 NumberFormat v3).

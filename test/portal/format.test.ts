@@ -4,18 +4,24 @@ import { formatDate, formatMoney, formatQuantity } from '../../src/portal/format
 
 describe('portal formats', () => {
   // The code and the amount are joined by a no-break space, so a line never breaks between them.
-  const cases: Array<[string, string, string]> = [
-    ['1234.5650', 'AUD', 'AUD\u00a01,234.57'],
-    ['1234.5649', 'AUD', 'AUD\u00a01,234.56'],
-    ['0.0050', 'AUD', 'AUD\u00a00.01'],
-    ['0.0049', 'AUD', 'AUD\u00a00.00'],
-    ['-2.0050', 'AUD', '-AUD\u00a02.01'],
-    ['52.0000', 'NZD', 'NZD\u00a052.00'],
+  // Nothing is rounded here: an amount shows its own places, at least the currency's minor unit.
+  const cases: Array<[string, string, string, string]> = [
+    ['65.2600', 'AUD', 'AUD\u00a065.26', 'a document amount: cents'],
+    ['21.7525', 'AUD', 'AUD\u00a021.7525', 'a unit price with 4 places shows all 4'],
+    ['21.7530', 'AUD', 'AUD\u00a021.753', 'a unit price with 3 places shows 3'],
+    ['39.9500', 'AUD', 'AUD\u00a039.95', 'a unit price with 2 places shows 2'],
+    ['1234.5000', 'AUD', 'AUD\u00a01,234.50', 'never fewer than the minor unit'],
+    ['0.0000', 'AUD', 'AUD\u00a00.00', 'zero'],
+    ['-2.0050', 'AUD', '-AUD\u00a02.005', 'an amount pushed with more places than cents is shown as pushed, never rounded'],
+    ['52.0000', 'NZD', 'NZD\u00a052.00', 'another currency of 2 places'],
+    ['1200.0000', 'JPY', 'JPY\u00a01,200', 'JPY has no minor unit'],
+    ['1.5000', 'KWD', 'KWD\u00a01.500', 'KWD has 3 places'],
+    ['1550.0000', 'HUF', 'HUF\u00a01,550.00', 'HUF has 2 places by ISO 4217 (Intl alone would write 1,550)'],
     // Beyond a double's 15–17 digits: still exact.
-    ['12345678901234567.1250', 'AUD', 'AUD\u00a012,345,678,901,234,567.13'],
+    ['12345678901234567.1250', 'AUD', 'AUD\u00a012,345,678,901,234,567.125', 'beyond a double'],
   ];
-  for (const [amount, currency, expected] of cases) {
-    it(`money ${amount} ${currency} → ${expected} (2 places, half away from zero)`, () => assert.equal(formatMoney(amount, currency), expected));
+  for (const [amount, currency, expected, why] of cases) {
+    it(`money ${amount} ${currency} → ${expected} (${why})`, () => assert.equal(formatMoney(amount, currency), expected));
   }
   it('says when there is no price', () => {
     assert.equal(formatMoney(null, 'AUD'), 'No price');
