@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { documentTotals, lineAmount, sumOf, totalsOf } from '../../../src/modules/orders/amounts.engine.js';
+import { Dec } from '../../../src/platform/decimal.js';
 
 /** Document amounts (decisions §6, "Document amounts add up"): one row per rule. */
 
@@ -62,5 +64,24 @@ describe('totalsOf: an order as stored, never priced again', () => {
       net: '58.7319', tax: '5.8732', freight: '12.5000', total: '77.1051',
       display: { net: '58.73', tax: '5.87', freight: '12.50', total: '77.11' },
     });
+  });
+});
+
+describe('the ERP contract\'s example body (docs/erp-contract.md)', () => {
+  it('adds up under the rule: each line amount, its tax, and the totals', () => {
+    const doc = fs.readFileSync(new URL('../../../docs/erp-contract.md', import.meta.url), 'utf8');
+    const json = /### Body[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(json, 'the contract has an example body');
+    const body = JSON.parse(json) as {
+      lines: Array<{ quantity: number; unitPrice: string; lineAmount: string; taxAmount: string }>;
+      charges: Array<{ amount: string; taxAmount: string }>;
+      totals: { net: string; tax: string; freight: string; total: string };
+    };
+    for (const line of body.lines) {
+      assert.equal(line.lineAmount, lineAmount(line.quantity, line.unitPrice, 2));
+      assert.equal(line.taxAmount, lineAmount(1, new Dec(line.lineAmount).dividedBy(10).toFixed(4), 2), 'the example\'s 10 % of the line amount, rounded to cents');
+    }
+    const totals = documentTotals(body.lines.map((l) => ({ lineAmount: l.lineAmount, taxAmount: l.taxAmount })), sumOf(body.charges.map((c) => c.amount)), 2);
+    assert.deepEqual(body.totals, { net: totals.net, tax: totals.tax, freight: totals.freight, total: totals.total });
   });
 });
