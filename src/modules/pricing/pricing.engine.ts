@@ -64,7 +64,10 @@ export interface NetPrice {
   discountPercent: string | null;
 }
 
-/** The API carries 4 places throughout; rounding to 2 is for display only (decisions §4). */
+/**
+ * A net unit price has 4 places and is applied as written (decisions §4); a quote's line amounts
+ * are rounded to the currency's minor unit from it (orders/amounts.engine.ts, decisions §6).
+ */
 const SCALE = 4;
 
 const isBlank = (value: string | null | undefined): value is null | undefined | '' =>
