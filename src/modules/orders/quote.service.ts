@@ -1,6 +1,6 @@
 import { siteDay } from '../../platform/day.js';
-import { currencyMinorUnit } from '../../platform/money.js';
 import type { Pool, Queryable } from '../../platform/db/pool.js';
+import { currencyMinorUnit } from '../../platform/money.js';
 import { compileItemValidator, type ItemError } from '../../platform/schema/item-validator.js';
 import { brandEntitlement } from '../catalogue/index.js';
 import { accountNotFound } from '../customers/index.js';
@@ -8,9 +8,9 @@ import { quoteFreight, type Shipping } from '../freight/index.js';
 import { availableNow, decodeStock, type Stock } from '../inventory/index.js';
 import { pricingAccountOf, type PriceRuleCache } from '../pricing/index.js';
 import { taxDataKeys, taxResolver, type LineTax, type TaxAccount, type TaxShipTo } from '../tax/index.js';
+import { documentTotals, lineAmount as lineAmountOf, sumOf } from './amounts.engine.js';
 import type { QuotePriceCache } from './quote-price-cache.js';
 import type { TradingReferenceCache } from './reference-cache.js';
-import { documentTotals, lineAmount as lineAmountOf, sumOf } from './amounts.engine.js';
 import { findPricingRows, type BasketAccount, type BasketProduct, type BasketShipTo } from './basket.repository.js';
 import { ordersRefusals, type BasketProblem, type Blocker, type OrdersRefusals, type UnknownSku } from './orders.refusals.js';
 import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine } from './orders.schemas.js';
@@ -18,9 +18,10 @@ import { QuoteBodySchema, type Quote, type QuoteBody, type QuoteLine } from './o
 /**
  * A basket priced as a quote (issue 13): each line by the pricing engine at its quantity, its
  * availability from the pushed stock, its tax from the tax chain or GST matrix, and freight for the
- * consignment. What cannot be done (no routing, a band gap, a broken tax chain, no price) is said
- * in the quote, never answered with an error status; only a basket the account may not ask about
- * at all (an unknown ship-to, a SKU it cannot see) is refused.
+ * consignment; every amount rounded once to the currency's minor unit, the totals their sums
+ * (amounts.engine.ts). What cannot be done (no routing, a band gap, a broken tax chain, no price)
+ * is said in the quote, never answered with an error status; only a basket the account may not ask
+ * about at all (an unknown ship-to, a SKU it cannot see) is refused.
  */
 
 export interface QuoteDeps {
