@@ -1,6 +1,6 @@
 import type { AccountView } from '../modules/ledger/index.js';
 import { entryIsOpen, type LedgerEntryView } from '../modules/ledger/index.js';
-import { formatDate, formatMoney, formatQuantity } from './format.js';
+import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 
 /** The account pages' view models: the account as pushed with what it owes, and its ledger. */
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AccountView } from '../../src/modules/ledger/index.js';
 import { LEDGER_PAGE_SIZE } from '../../src/portal/account.routes.js';
-import { formatMoney } from '../../src/portal/format.js';
+import { formatMoney } from '../../src/platform/format.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
 import { plain, signedInBuyer, textOf } from './checkout-helpers.js';
 

@@ -1,5 +1,6 @@
 /**
- * How the portal writes amounts and dates. Money is always in the site currency with 2 decimals,
+ * How amounts and dates are written for people: the portal's pages and the mail the orders module
+ * sends write them alike, so a buyer reads one figure one way everywhere. Money is always in the site currency with 2 decimals,
  * rounded half away from zero from the engine's exact 4-place text (Intl formats a decimal string
  * exactly, never through a binary float), e.g. "AUD 1,234.57" (a no-break space after the code).
  */
