@@ -10,13 +10,17 @@ import { handleShutdown } from './platform/shutdown.js';
 import { createMailer, type Mailer } from './platform/mail.js';
 import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/index.js';
 import { housekeeping, housekeepingCron, housekeepingHandler } from './modules/housekeeping/index.js';
-import { erpClientOf, erpHandoff, erpHandoffHandler, type ErpClient } from './modules/orders/index.js';
+import {
+  despatchNotice, despatchNoticeHandler, erpClientOf, erpHandoff, erpHandoffHandler, orderConfirmation, orderConfirmationHandler, type ErpClient,
+} from './modules/orders/index.js';
 import {
   passwordReset, passwordResetHandler, passwordResetRequest, passwordResetRequestHandler,
 } from './modules/users/index.js';
 
 /** Every job type the service enqueues; the worker refuses to start if one lacks a handler. */
-export const JOB_TYPES: readonly JobType[] = [provisionUser, erpHandoff, passwordResetRequest, passwordReset, housekeeping];
+export const JOB_TYPES: readonly JobType[] = [
+  provisionUser, erpHandoff, passwordResetRequest, passwordReset, housekeeping, orderConfirmation, despatchNotice,
+];
 
 /** Jobs the queue schedules itself. */
 export const CRON_ITEMS = [housekeepingCron];
@@ -43,6 +47,8 @@ export function jobHandlers(deps: JobDeps): JobHandler[] {
     passwordResetRequestHandler({ pool: deps.database.pool }),
     passwordResetHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
     housekeepingHandler({ pool: deps.database.pool, sessionIdleMinutes: deps.config.portalSession.idleMinutes }),
+    orderConfirmationHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
+    despatchNoticeHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
   ];
 }
 

@@ -15,6 +15,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative of `text`; the message is then multipart/alternative, the text part first. */
+  html?: string;
   /** Stable per logical message; also names the `.eml` file, so a re-send cannot write a second one. */
   id: string;
 }
@@ -41,6 +43,13 @@ function messageId(id: string): string {
   return `<${id}@portway>`;
 }
 
+function envelopeOf(from: string, message: MailMessage) {
+  return {
+    from, to: message.to, subject: message.subject, text: message.text, messageId: messageId(message.id),
+    ...(message.html === undefined ? {} : { html: message.html }),
+  };
+}
+
 export function createMailer(options: MailerOptions): Mailer {
   const { logger } = options;
   if (options.smtpUrl) {
@@ -50,7 +59,7 @@ export function createMailer(options: MailerOptions): Mailer {
       destination: `${url.protocol}//${url.host}`,
       alreadySent: async () => false,
       async send(message) {
-        await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, messageId: messageId(message.id) });
+        await transport.sendMail(envelopeOf(options.from, message));
         logger.info({ to: message.to, id: message.id }, 'mail sent over SMTP');
       },
       close: () => transport.close(),
@@ -74,7 +83,7 @@ export function createMailer(options: MailerOptions): Mailer {
       }
     },
     async send(message) {
-      const info = await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, messageId: messageId(message.id) });
+      const info = await transport.sendMail(envelopeOf(options.from, message));
       await fs.mkdir(dir, { recursive: true });
       // Written aside, then linked into place: a crash never leaves a half-written message under the
       // final name, and link() refuses to replace one that is already there.

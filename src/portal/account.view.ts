@@ -1,8 +1,9 @@
 import type { AccountView } from '../modules/ledger/index.js';
 import { entryIsOpen, type LedgerEntryView } from '../modules/ledger/index.js';
-import { formatDate, formatMoney, formatQuantity } from './format.js';
+import type { MailPreferences } from '../modules/users/index.js';
+import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 
-/** The account pages' view models: the account as pushed with what it owes, and its ledger. */
+/** The account pages' view models: the account as pushed with what it owes, its ledger, the user's mail preferences. */
 
 const STATUS_WORDS: Record<string, string> = {
   Active: 'Active', OnHold: 'On hold', Blocked: 'Blocked', Closed: 'Closed',
@@ -60,4 +61,11 @@ export function ledgerRow(e: LedgerEntryView, currency: string) {
     open: entryIsOpen(e),
     overdue: e.overdue,
   };
+}
+
+/** The message after the mail preferences form was saved. */
+export function mailPreferencesSaved(preferences: MailPreferences): string {
+  return preferences.despatchNotices
+    ? 'Your email preferences have been saved: we will email you despatch notices.'
+    : 'Your email preferences have been saved: we will not email you despatch notices.';
 }

@@ -132,7 +132,7 @@ async function placeBasketOrder(reply: FastifyReply, deps: PageDeps, buyer: Sign
   const body = { shipToCode, lines: basket.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })), ...(reference === null ? {} : { customerReference: reference }) };
   let placed: { orderNumber: string; replayed: boolean };
   try {
-    placed = await placeOrder(deps.services.orders, buyer.accountNo, body, key);
+    placed = await placeOrder(deps.services.orders, buyer.accountNo, body, key, { userId: buyer.userId });
   } catch (error) {
     return orderRefused(reply, deps, buyer, error, key, { shipToCode, customerReference: reference ?? '' });
   }

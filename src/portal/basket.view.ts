@@ -3,7 +3,7 @@ import type { AccountView } from '../modules/ledger/index.js';
 import type { Shipping } from '../modules/freight/index.js';
 import type { AvailableLinesPricing, PricedBasket, Quote, QuoteLine } from '../modules/orders/index.js';
 import { accountStatusWords } from './account.view.js';
-import { formatDate, formatMoney, formatQuantity } from './format.js';
+import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 import { totalsView } from './orders.view.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AccountView } from '../modules/ledger/index.js';
 import type { Order } from '../modules/orders/index.js';
-import { formatDate, formatMoney, formatQuantity } from './format.js';
+import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 
 /** The orders pages' view models: the account's orders and one order, statuses in words. */
 

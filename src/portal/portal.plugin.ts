@@ -69,7 +69,7 @@ async function registerPages(portal: FastifyInstance, deps: PortalDeps, secure: 
   });
   const guards = sessionGuards(users);
   await authRoutes(portal, { users, rateLimiter: deps.rateLimiter, cookie: cookiePolicy, guards });
-  const pageDeps = { guards, services: deps.services, pool: deps.pool, secure };
+  const pageDeps = { guards, services: deps.services, pool: deps.pool, secure, users };
   await searchRoutes(portal, pageDeps);
   await productRoutes(portal, pageDeps);
   await quickOrderRoutes(portal, pageDeps);

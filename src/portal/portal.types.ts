@@ -40,6 +40,8 @@ export interface PageDeps {
   services: PortalServices;
   /** Cookies only over HTTPS (the flash message's). */
   secure: boolean;
+  /** The signed-in user's own settings (the account page's mail preferences). */
+  users: UsersService;
 }
 
 /** What the sign-in, invitation and password pages get. */

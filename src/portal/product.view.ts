@@ -1,7 +1,7 @@
 import { availableNow } from '../modules/inventory/index.js';
 import { documentKey, type ProductColourways } from '../modules/search/index.js';
 import type { SkuOffer } from './catalogue.offers.js';
-import { formatDate, formatMoney, formatQuantity } from './format.js';
+import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 import type { FieldError } from './render.js';
 
 /** The product page's view model. */

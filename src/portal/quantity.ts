@@ -1,5 +1,5 @@
 import { MAX_LINE_QUANTITY } from '../modules/orders/index.js';
-import { formatQuantity } from './format.js';
+import { formatQuantity } from '../platform/format.js';
 
 /**
  * A quantity as a buyer typed it in a form (the size grid, a quick-order line, the basket): digits

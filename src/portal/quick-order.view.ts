@@ -1,4 +1,4 @@
-import { formatQuantity } from './format.js';
+import { formatQuantity } from '../platform/format.js';
 import { MAX_QUICK_ORDER_LINES, type BadLine, type ParsedLine, type ParsedPaste } from './quick-order.js';
 import type { FieldError } from './render.js';
 

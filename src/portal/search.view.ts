@@ -2,7 +2,7 @@ import type { QueryProblem } from '../platform/schema/query-params.js';
 import { availableNow } from '../modules/inventory/index.js';
 import { DEFAULT_PAGE_SIZE, FACETS, FILTERS, type Facet, type Filter, type SearchParams, type SearchResponse } from '../modules/search/index.js';
 import type { SkuOffer } from './catalogue.offers.js';
-import { formatDate, formatMoney, formatQuantity } from './format.js';
+import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 import { productUrl } from './product.view.js';
 import type { FieldError } from './render.js';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { addToBasket } from '../../src/modules/baskets/baskets.service.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
-import { checkPage, tabTo, useBrowser } from '../helpers/browser.js';
+import { checkAccessibility, checkPage, tabTo, useBrowser } from '../helpers/browser.js';
 import { pushTradingWorld } from '../modules/orders/orders-fixture.js';
 import { PASSWORD } from '../portal/checkout-helpers.js';
 import { seedUser } from '../portal/portal-helpers.js';
@@ -11,7 +11,8 @@ import { seedUser } from '../portal/portal-helpers.js';
 /**
  * A buyer's checkout in Chromium against the real app on loopback: sign in, the basket (lines added
  * through the basket service), ship-to and purchase-order number, the quote, the order placed, the
- * orders list and the order, the account and its ledger with the open-only filter. Every page is
+ * orders list and the order, the account (turning despatch notices off) and its ledger with the
+ * open-only filter. Every page is
  * checked with axe at 375 and 1280 px and screenshotted.
  */
 
@@ -91,6 +92,15 @@ describe('buyer portal in a browser: basket to order, orders, account and ledger
     await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
     assert.match(await page.locator('main').innerText(), /Overdue\s+1 entry, AUD\s120\.00/);
     await checkPage(page, 'account');
+    // The mail preferences by keyboard, as the form posts without a script: untick, save, read the message.
+    const despatch = page.getByRole('group', { name: 'Despatch notices' }).getByLabel('Email me despatch notices');
+    assert.equal(await despatch.isChecked(), true);
+    await tabTo(page, despatch);
+    await page.keyboard.press('Space');
+    await page.getByRole('button', { name: 'Save email preferences' }).click();
+    await page.getByRole('status').getByText('Your email preferences have been saved: we will not email you despatch notices.').waitFor();
+    assert.equal(await page.getByLabel('Email me despatch notices').isChecked(), false);
+    await checkAccessibility(page, 'account, preferences saved');
     await page.getByRole('link', { name: 'View your account ledger' }).click();
     await page.getByRole('heading', { level: 1, name: 'Account ledger' }).waitFor();
     assert.equal(await page.getByRole('row').count(), 4);

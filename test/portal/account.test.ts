@@ -3,9 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AccountView } from '../../src/modules/ledger/index.js';
 import { LEDGER_PAGE_SIZE } from '../../src/portal/account.routes.js';
-import { formatMoney } from '../../src/portal/format.js';
+import { formatMoney } from '../../src/platform/format.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
 import { plain, signedInBuyer, textOf } from './checkout-helpers.js';
+import { Browser } from './portal-helpers.js';
 
 /** The account and ledger pages through HTTP (app.inject), figures compared with the public API's account. */
 
@@ -97,5 +98,56 @@ describe('buyer portal: account and ledger', () => {
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /The form could not be read/);
     assert.doesNotMatch(bad.body, /"status"|stack/);
+  });
+
+  it('the account page\'s "Email me despatch notices" is on by default; saving it off and on again keeps it per user, with a message', async () => {
+    const { b, userId } = await signedInBuyer(t, 'prefs@example.com', 'L1');
+    const stored = async () => (await t.pool.query<{ on: boolean }>('SELECT despatch_notices AS on FROM users WHERE id = $1', [userId])).rows[0]?.on;
+    const page = await b.get('/account');
+    assert.equal(page.statusCode, 200);
+    // A fieldset with its legend and hint, a labelled checkbox, a form that posts with its token.
+    assert.match(page.body, /<form method="post" action="\/account\/mail-preferences" novalidate>\s*<input type="hidden" name="_csrf" value="[^"]+">/);
+    assert.match(page.body, /<fieldset class="fieldset" aria-describedby="despatchNotices-hint">\s*<legend class="fieldset__legend">Despatch notices<\/legend>/);
+    assert.match(page.body, /<p id="despatchNotices-hint" class="field__hint">[^<]*prefs@example\.com what has shipped/);
+    assert.match(page.body, /<input class="checkbox__input" type="checkbox" id="despatchNotices" name="despatchNotices" value="yes" checked>/);
+    assert.match(page.body, /<label class="checkbox__label" for="despatchNotices">Email me despatch notices<\/label>/);
+    assert.equal(await stored(), true);
+
+    // Unticked, the box sends nothing.
+    const off = await b.post('/account/mail-preferences', {});
+    assert.equal(off.statusCode, 303);
+    assert.equal(off.headers.location, '/account#mail-preferences');
+    assert.equal(await stored(), false);
+    const after = await b.get('/account');
+    assert.match(after.body, /<div class="notice notice--success" role="status"><p>Your email preferences have been saved: we will not email you despatch notices\.<\/p><\/div>/);
+    assert.match(after.body, /id="despatchNotices" name="despatchNotices" value="yes">/, 'unticked');
+    assert.doesNotMatch((await b.get('/account')).body, /role="status"/, 'the message is shown once');
+
+    const on = await b.post('/account/mail-preferences', { despatchNotices: 'yes' });
+    assert.equal(on.statusCode, 303);
+    assert.equal(await stored(), true);
+    assert.match((await b.get('/account')).body, /we will email you despatch notices\.[\s\S]*value="yes" checked>/);
+
+    // Another user of the account keeps their own choice.
+    const other = await signedInBuyer(t, 'prefs-other@example.com', 'L1');
+    await other.b.get('/account');
+    await other.b.post('/account/mail-preferences', {});
+    assert.equal(await stored(), true);
+  });
+
+  it('the mail preferences form needs its form token and a signed-in buyer', async () => {
+    const { b, userId } = await signedInBuyer(t, 'prefs-csrf@example.com', 'L1');
+    await b.get('/account');
+    const forged = await b.post('/account/mail-preferences', {}, null);
+    assert.equal(forged.statusCode, 403);
+    assert.match(forged.body, /This form has expired/);
+    const stored = await t.pool.query<{ on: boolean }>('SELECT despatch_notices AS on FROM users WHERE id = $1', [userId]);
+    assert.equal(stored.rows[0]?.on, true, 'nothing changed');
+
+    const stranger = new Browser(t);
+    await stranger.get('/sign-in');
+    const signedOut = await stranger.post('/account/mail-preferences', {});
+    assert.equal(signedOut.statusCode, 303);
+    assert.equal(signedOut.headers.location, '/sign-in');
   });
 });

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { addToBasket, readBasket } from '../../src/modules/baskets/baskets.service.js';
 import type { Quote } from '../../src/modules/orders/orders.schemas.js';
 import { basketOrderKey } from '../../src/portal/basket.routes.js';
-import { formatMoney } from '../../src/portal/format.js';
+import { formatMoney } from '../../src/platform/format.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
 import { publicCall, pushTradingWorld, tradingKeys } from '../modules/orders/orders-fixture.js';
 import { Browser } from './portal-helpers.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { addToBasket, readBasket } from '../../src/modules/baskets/baskets.service.js';
-import { formatMoney } from '../../src/portal/format.js';
+import { formatMoney } from '../../src/platform/format.js';
 import { parsePaste } from '../../src/portal/quick-order.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { EAN_HOODIE_L, EAN_LUXE, PASSWORD, seedCatalogue } from './catalogue-fixture.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Order } from '../../src/modules/orders/orders.schemas.js';
-import { formatMoney } from '../../src/portal/format.js';
+import { formatMoney } from '../../src/platform/format.js';
 import { ORDERS_PAGE_SIZE } from '../../src/portal/orders.routes.js';
 import { MESSAGES } from '../../src/portal/pages.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';

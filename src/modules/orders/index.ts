@@ -1,7 +1,7 @@
 /**
  * The orders module's front door: quotes and orders (the public API's routes and the portal's
  * basket), order-line updates, the ERP hand-off job, and a basket's limits, which the portal's
- * basket (the baskets module) keeps within.
+ * basket (the baskets module) keeps within, and the mail that keeps the buyer who placed an order informed.
  */
 export { ordersIntegrationRoutes, ordersProblems, ordersRoutes } from './orders.routes.js';
 export {
@@ -16,3 +16,6 @@ export {
 export { ordersRefusals, type OrdersRefusals } from './orders.refusals.js';
 export { erpClientOf, type ErpClient } from './erp.client.js';
 export { erpHandoff, erpHandoffHandler, type ErpHandoffDeps } from './erp-handoff.job.js';
+export {
+  confirmationMailId, despatchMailId, despatchNotice, despatchNoticeHandler, orderConfirmation, orderConfirmationHandler, type OrderMailDeps,
+} from './order-mail.job.js';

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import type { BatchDefinition } from '../../platform/batch/definition.js';
 import type { ItemError } from '../../platform/schema/item-validator.js';
+import { watchDespatch } from './despatch-notices.service.js';
 import { applyLineUpdates, lockOrderLines, type LockedLine } from './order-line-updates.repository.js';
 import { OrderLineUpdateItemSchema, type OrderLineUpdateItem } from './orders.schemas.js';
 
@@ -9,7 +10,8 @@ import { OrderLineUpdateItemSchema, type OrderLineUpdateItem } from './orders.sc
  * orderLineId (preferred) or by orderNumber with lineNumber. Quantities are totals, so a repeat
  * changes nothing; an update older than the one stored is ignored but answered Upserted, so
  * out-of-order delivery never moves a line backwards; charge lines are answered Upserted and
- * ignored; a line the service never issued is rejected.
+ * ignored; a line the service never issued is rejected. An update that takes an order a portal user
+ * placed to Part shipped or Shipped raises a despatch notice (despatch-notices.service.ts).
  */
 
 const hasId = (item: OrderLineUpdateItem): item is OrderLineUpdateItem & { orderLineId: string } =>
@@ -87,6 +89,8 @@ export const orderLineUpdateBatch: BatchDefinition<OrderLineUpdateItem> = {
       // Charge lines have no fulfilment lifecycle: accepted and ignored.
       if (!Array.isArray(line) && line.line_type === 'Item') updates.push({ line, item });
     }
+    const raiseDespatchNotices = await watchDespatch(tx, updates.map((u) => u.line.order_number));
     await applyLineUpdates(tx, updates);
+    await raiseDespatchNotices();
   },
 };

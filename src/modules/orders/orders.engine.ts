@@ -39,3 +39,47 @@ export function orderStatus(lines: readonly LineQuantities[]): LineStatus {
   if (lines.some((l) => l.invoiced > 0)) return 'Invoiced';
   return 'Pending';
 }
+
+/* ---- Despatch notices (docs/decisions.md "Order mail") ---- */
+
+/** An item line's quantities with what a despatch notice names it by. */
+export interface FulfilledLine extends LineQuantities {
+  lineNumber: number;
+  sku: string;
+  description: string | null;
+}
+
+export type DespatchStatus = 'PartShipped' | 'Shipped';
+
+/** What a despatch notice says of one item line: ordered, shipped by the update that raised it, shipped so far, cancelled. */
+export interface DespatchLine {
+  lineNumber: number;
+  sku: string;
+  description: string | null;
+  ordered: number;
+  shippedNow: number;
+  shipped: number;
+  cancelled: number;
+}
+
+/**
+ * The despatch notice an update raises for one order, given its item lines before and after it:
+ * Shipped when the update made the order Shipped; Part shipped when it made an order of which
+ * nothing had shipped Part shipped. Nothing otherwise: more of a part-shipped order shipping, a
+ * correction, or an order cancelled. That a notice is raised at most once per order and status is
+ * the database's to keep (a re-sent update may find the order where an earlier one left it).
+ */
+export function despatchNotice(before: readonly FulfilledLine[], after: readonly FulfilledLine[]): { status: DespatchStatus; lines: DespatchLine[] } | undefined {
+  const now = orderStatus(after);
+  const notice = (status: DespatchStatus) => {
+    const shippedBefore = new Map(before.map((l) => [l.lineNumber, l.shipped]));
+    const lines = after.map((l) => ({
+      lineNumber: l.lineNumber, sku: l.sku, description: l.description, ordered: l.ordered,
+      shippedNow: l.shipped - (shippedBefore.get(l.lineNumber) ?? 0), shipped: l.shipped, cancelled: l.cancelled,
+    }));
+    return { status, lines };
+  };
+  if (now === 'Shipped' && orderStatus(before) !== 'Shipped') return notice('Shipped');
+  if (now === 'PartShipped' && before.every((l) => l.shipped === 0)) return notice('PartShipped');
+  return undefined;
+}

@@ -46,6 +46,8 @@ export interface OrderLineRow {
 export type NewOrder = Omit<OrderRow, 'placed_at' | 'erp_state' | 'erp_document_no' | 'erp_reason' | 'erp_attempts'> & {
   placed_at: string;
   ship_to: Record<string, unknown>;
+  /** The portal user who placed it; null through the public API. */
+  placed_by_user_id: string | null;
 };
 
 export type NewOrderLine = Omit<OrderLineRow, 'invoiced_quantity' | 'shipped_quantity' | 'cancelled_quantity' | 'fulfilment_updated_at' | 'fulfilment_reference'>;
@@ -59,10 +61,11 @@ export async function nextOrderNumber(q: Queryable): Promise<string> {
 export async function insertOrder(q: Queryable, order: NewOrder, lines: readonly NewOrderLine[]): Promise<void> {
   await q.query(
     `INSERT INTO orders (order_number, account_no, ship_to_code, ship_to, customer_reference, currency, placed_at,
-                         net_amount, tax_amount, freight_amount, total_amount, shipping)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+                         net_amount, tax_amount, freight_amount, total_amount, shipping, placed_by_user_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [order.order_number, order.account_no, order.ship_to_code, JSON.stringify(order.ship_to), order.customer_reference, order.currency,
-      order.placed_at, order.net_amount, order.tax_amount, order.freight_amount, order.total_amount, JSON.stringify(order.shipping)],
+      order.placed_at, order.net_amount, order.tax_amount, order.freight_amount, order.total_amount, JSON.stringify(order.shipping),
+      order.placed_by_user_id],
   );
   await q.query(
     `INSERT INTO order_lines (order_line_id, order_number, line_number, line_type, charge_type, sku, description, quantity, unit_price,

@@ -6,6 +6,7 @@ import { accountExists, accountNotFound } from '../customers/index.js';
 import { totalsOf } from './amounts.engine.js';
 import type { BasketShipTo } from './basket.repository.js';
 import { enqueueErpHandoff } from './erp-handoff.job.js';
+import { enqueueOrderConfirmation } from './order-mail.job.js';
 import { lineStatus, orderStatus } from './orders.engine.js';
 import {
   claimIdempotencyKey, deleteExpiredIdempotentAnswers as deleteExpiredAnswers, findOrder, insertOrder, listOrders, nextOrderNumber,
@@ -117,8 +118,12 @@ export function orderView(order: StoredOrder): Order {
  * the account is Active and the basket orderable (with the quote's reasons), the order
  * and its lines stored under the next order number, the answer kept for the key, and the ERP
  * hand-off enqueued. The ERP is never called here: an ERP that is down cannot block an order.
+ * Placed in the portal (`placedBy`), the order records its user and enqueues its confirmation mail
+ * in the same transaction; through the public API it has no user and no mail.
  */
-export async function placeOrder(deps: OrderDeps, accountNo: string, body: unknown, idempotencyKeyHeader: unknown): Promise<PlacedOrder> {
+export async function placeOrder(
+  deps: OrderDeps, accountNo: string, body: unknown, idempotencyKeyHeader: unknown, placedBy?: { userId: string },
+): Promise<PlacedOrder> {
   const key = parseIdempotencyKey(idempotencyKeyHeader);
   const basket = parseBasket<OrderBody>(body, validateOrderBody);
   const hash = bodyHash(basket);
@@ -194,10 +199,11 @@ export async function placeOrder(deps: OrderDeps, accountNo: string, body: unkno
         ...l, invoiced_quantity: 0, shipped_quantity: 0, cancelled_quantity: 0, fulfilment_updated_at: null, fulfilment_reference: null,
       })),
     };
-    await insertOrder(tx, { ...stored, ship_to: shipToSnapshot(priced.shipTo) }, lines);
+    await insertOrder(tx, { ...stored, ship_to: shipToSnapshot(priced.shipTo), placed_by_user_id: placedBy?.userId ?? null }, lines);
     const response = JSON.stringify(orderView(stored));
     if (key !== undefined) await storeIdempotentAnswer(tx, { accountNo, key, bodyHash: hash, orderNumber, response });
     await enqueueErpHandoff(tx, orderNumber);
+    if (placedBy !== undefined) await enqueueOrderConfirmation(tx, orderNumber);
     return { body: response, orderNumber, replayed: false };
   });
 }

@@ -1,7 +1,11 @@
-/** The users module's front door: portal users' credentials and sessions (the portal), their jobs (the worker) and purges (housekeeping). */
+/**
+ * The users module's front door: portal users' credentials, sessions and mail preferences (the
+ * portal), their jobs (the worker), purges (housekeeping), and whom an order's mail goes to (orders).
+ */
 export {
-  createUsersService, deleteEndedSessions, deleteOldPasswordResets,
-  type Buyer, type FieldError, type Invitation, type LinkedAccount, type PasswordChange, type SessionLifetimes, type UsersService,
+  createUsersService, deleteEndedSessions, deleteOldPasswordResets, mailRecipient,
+  type Buyer, type FieldError, type Invitation, type LinkedAccount, type MailPreferences, type MailRecipient, type PasswordChange,
+  type SessionLifetimes, type UsersService,
 } from './users.service.js';
 export { usersRefusals, type LinkState, type UsersRefusals } from './users.refusals.js';
 export { PASSWORD_MAX, PASSWORD_MIN } from './passwords.js';

@@ -98,3 +98,27 @@ export async function findPasswordReset(db: Queryable, tokenHash: Buffer, lock =
 export async function markResetsUsed(db: Queryable, userId: string): Promise<void> {
   await db.query('UPDATE password_resets SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [userId]);
 }
+
+/* ---- Mail preferences ---- */
+
+export async function findDespatchNotices(db: Queryable, userId: string): Promise<boolean | undefined> {
+  const { rows } = await db.query<{ despatch_notices: boolean }>('SELECT despatch_notices FROM users WHERE id = $1', [userId]);
+  return rows[0]?.despatch_notices;
+}
+
+export async function updateDespatchNotices(db: Queryable, userId: string, on: boolean): Promise<void> {
+  await db.query('UPDATE users SET despatch_notices = $2 WHERE id = $1', [userId, on]);
+}
+
+export interface MailRecipientRow { email: string; name: string; despatch_notices: boolean }
+
+/** The user, while still linked to the account. */
+export async function findAccountUser(db: Queryable, userId: string, accountNo: string): Promise<MailRecipientRow | undefined> {
+  const { rows } = await db.query<MailRecipientRow>(
+    `SELECT u.email, u.name, u.despatch_notices
+       FROM users u JOIN user_accounts ua ON ua.user_id = u.id AND ua.account_no = $2
+      WHERE u.id = $1`,
+    [userId, accountNo],
+  );
+  return rows[0];
+}

@@ -2,8 +2,8 @@ import { withTransaction, type Pool, type Queryable } from '../../platform/db/po
 import { checkNewPassword, hashPassword, verifyPassword, type FieldError } from './passwords.js';
 import { enqueuePasswordResetRequest } from './password-reset.job.js';
 import {
-  accountsOfUser, deleteOldPasswordResets as deleteOldResetRows, findInvitation, findPasswordReset, findUserByEmail,
-  markInvitationAccepted, markResetsUsed, setPassword, type LinkedAccount,
+  accountsOfUser, deleteOldPasswordResets as deleteOldResetRows, findAccountUser, findDespatchNotices, findInvitation, findPasswordReset,
+  findUserByEmail, markInvitationAccepted, markResetsUsed, setPassword, updateDespatchNotices, type LinkedAccount,
 } from './users.repository.js';
 import {
   deleteEndedSessions as deleteEndedSessionRows, deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession,
@@ -140,13 +140,38 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
     if (isTokenShaped(sessionId)) await deleteSession(pool, tokenHash(sessionId));
   }
 
+  /** The user's mail preferences (the account page's form); despatch notices are on unless turned off. */
+  async function mailPreferences(userId: string): Promise<MailPreferences> {
+    return { despatchNotices: (await findDespatchNotices(pool, userId)) ?? true };
+  }
+
+  async function setMailPreferences(userId: string, preferences: MailPreferences): Promise<void> {
+    await updateDespatchNotices(pool, userId, preferences.despatchNotices);
+  }
+
   return {
     invitation, acceptInvitation, authenticate, requestPasswordReset, passwordReset, resetPassword,
-    accountsOf, startSession, buyerOf, chooseAccount, endSession,
+    accountsOf, startSession, buyerOf, chooseAccount, endSession, mailPreferences, setMailPreferences,
   };
 }
 
 export type UsersService = ReturnType<typeof createUsersService>;
+
+/** What a user chose to be mailed. Per user, whichever account they act for. */
+export interface MailPreferences { despatchNotices: boolean }
+
+/** Whom mail about an account's order goes to: the user who placed it, with their preferences. */
+export interface MailRecipient extends MailPreferences { email: string; name: string }
+
+/**
+ * The user as a recipient of mail about the account's orders, or undefined when the user is no
+ * longer linked to the account: someone who can no longer see its orders in the portal is not
+ * mailed about them either.
+ */
+export async function mailRecipient(db: Queryable, userId: string, accountNo: string): Promise<MailRecipient | undefined> {
+  const row = await findAccountUser(db, userId, accountNo);
+  return row === undefined ? undefined : { email: row.email, name: row.name, despatchNotices: row.despatch_notices };
+}
 
 /* ---- Housekeeping: rows whose use has ended ---- */
 

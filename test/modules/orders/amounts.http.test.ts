@@ -110,7 +110,7 @@ describe('document amounts over HTTP: quote, order, read-back, ERP body and port
     const tax = { amount: '5.8732', ratePercent: '10.0000', basis: 'Jurisdictions', reason: null, taxAreaCode: 'NSW', components: [{ code: 'AU', ratePercent: '10.0000', effectiveDate: '2020-01-01' }] };
     await insertOrder(t.pool, {
       order_number: orderNumber, account_no: 'C1', ship_to_code: 'MAIN', ship_to: { shipToCode: 'MAIN' }, customer_reference: null, currency: 'AUD',
-      placed_at: '2025-11-03T04:05:06.789Z', net_amount: '58.7319', tax_amount: '5.8732', freight_amount: '12.5000', total_amount: '77.1051',
+      placed_at: '2025-11-03T04:05:06.789Z', placed_by_user_id: null, net_amount: '58.7319', tax_amount: '5.8732', freight_amount: '12.5000', total_amount: '77.1051',
       shipping: { status: 'Quoted', amount: '12.5000', method: 'Road', agentCode: 'TNT', serviceCode: 'ROAD', routingId: 'R1', basis: 'Rate', rateId: 'F1', packages: [], weight: '0.3000', value: '58.7319' },
     }, [
       line(1, { unit_price: '19.5773', line_amount: '58.7319', tax_amount: '5.8732', tax_rate_percent: '10.0000', pricing, tax }),

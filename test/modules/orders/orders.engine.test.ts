@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lineStatus, orderStatus, type LineQuantities } from '../../../src/modules/orders/orders.engine.js';
+import { despatchNotice, lineStatus, orderStatus, type FulfilledLine, type LineQuantities } from '../../../src/modules/orders/orders.engine.js';
 
 /** Derived order status, decisions §3: every rule, its order of precedence and its boundaries. */
 
@@ -55,5 +55,34 @@ describe('orderStatus', () => {
     const lines = [line(5, 2, 1, 0), line(3, 0, 3, 0)];
     assert.equal(orderStatus(lines), orderStatus([...lines].reverse()));
     assert.equal(orderStatus(lines), orderStatus(lines.map((l) => ({ ...l }))));
+  });
+});
+
+describe('despatchNotice: which update raises a despatch notice', () => {
+  /** Lines 1 and 2 ordered 10 and 4, with [shipped, cancelled] each. */
+  const order = (...lines: Array<[number, number]>): FulfilledLine[] => lines.map(([shipped, cancelled], i) => ({
+    lineNumber: i + 1, sku: `SKU-${i + 1}`, description: null, ordered: i === 0 ? 10 : 4, invoiced: 0, shipped, cancelled,
+  }));
+  const cases: Array<[FulfilledLine[], FulfilledLine[], string | undefined, string]> = [
+    [order([0, 0], [0, 0]), order([3, 0], [0, 0]), 'PartShipped', 'the first shipment of a pending order'],
+    [order([0, 0], [0, 0]), order([10, 0], [4, 0]), 'Shipped', 'shipped in one go: Shipped only'],
+    [order([3, 0], [0, 0]), order([5, 0], [0, 0]), undefined, 'more of a part-shipped order, still not all'],
+    [order([3, 0], [0, 0]), order([3, 0], [0, 0]), undefined, 'a re-sent update changes nothing'],
+    [order([3, 0], [0, 0]), order([10, 0], [4, 0]), 'Shipped', 'the rest shipped'],
+    [order([3, 0], [0, 0]), order([3, 7], [2, 2]), 'Shipped', 'the rest shipped or cancelled'],
+    [order([10, 0], [4, 0]), order([10, 0], [4, 0]), undefined, 'already shipped'],
+    [order([10, 0], [4, 0]), order([10, 0], [3, 0]), undefined, 'a correction back to part shipped: nothing had not shipped before'],
+    [order([0, 0], [0, 0]), order([0, 10], [0, 4]), undefined, 'cancelled, nothing shipped'],
+    [order([0, 0], [0, 0]), order([0, 10], [1, 0]), 'PartShipped', 'one line cancelled, part of the other shipped'],
+  ];
+  for (const [before, after, expected, why] of cases) {
+    it(`${expected ?? 'no notice'}: ${why}`, () => assert.equal(despatchNotice(before, after)?.status, expected));
+  }
+
+  it('tells each line\'s ordered, shipped by this update, shipped so far and cancelled quantities', () => {
+    assert.deepEqual(despatchNotice(order([3, 0], [0, 0]), order([10, 0], [2, 2]))?.lines, [
+      { lineNumber: 1, sku: 'SKU-1', description: null, ordered: 10, shippedNow: 7, shipped: 10, cancelled: 0 },
+      { lineNumber: 2, sku: 'SKU-2', description: null, ordered: 4, shippedNow: 2, shipped: 2, cancelled: 2 },
+    ]);
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatDate, formatMoney, formatQuantity } from '../../src/portal/format.js';
+import { formatDate, formatMoney, formatQuantity } from '../../src/platform/format.js';
 
-describe('portal formats', () => {
+describe('formats for people (portal pages and mail)', () => {
   // The code and the amount are joined by a no-break space, so a line never breaks between them.
   // Nothing is rounded here: an amount shows its own places, at least the currency's minor unit.
   const cases: Array<[string, string, string, string]> = [

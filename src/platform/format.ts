@@ -1,12 +1,13 @@
-import { AMOUNT_PLACES, currencyMinorUnit } from '../platform/money.js';
+import { AMOUNT_PLACES, currencyMinorUnit } from './money.js';
 
 /**
- * How the portal writes amounts and dates. Money is in the site currency, written as it is: at
- * least the currency's minor unit of places, at most the 4 an amount has, never rounded here
- * (decisions §6). A document amount is rounded once, where it is priced, so it shows with the minor
- * unit's places ("AUD 65.26"); a unit price shows its own decimals ("AUD 21.7525", "AUD 39.95"), so
- * that quantity × the price shown gives the line amount shown. Intl formats a decimal string
- * exactly, never through a binary float. A no-break space follows the code.
+ * How amounts and dates are written for people: the portal's pages and the mail the orders module
+ * sends write them alike, so a buyer reads one figure one way everywhere. Money is in the site
+ * currency, written as it is: at least the currency's minor unit of places, at most the 4 an amount
+ * has, never rounded here (decisions §6). A document amount is rounded once, where it is priced, so
+ * it shows with the minor unit's places ("AUD 65.26"); a unit price shows its own decimals
+ * ("AUD 21.7525", "AUD 39.95"), so that quantity × the price shown gives the line amount shown. Intl
+ * formats a decimal string exactly, never through a binary float. A no-break space follows the code.
  */
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
