@@ -174,3 +174,16 @@ export async function findLookupBatch(q: Queryable, accountNo: string, kind: 'sk
   const doc = JSON.parse(account) as AccountDoc;
   return { account: doc, snapshotXmin: BigInt(doc.snapshot_xmin), deletions: doc.deletions, read };
 }
+
+/**
+ * Every product whose SKU equals one of `keys` but for letter case (`lower(sku) = lower(key)`, the
+ * expression of products_sku_lower_idx, migration 1764000003710), whatever its visibility: one row
+ * per key and product, in no order.
+ */
+export async function findSkusIgnoringCase(q: Queryable, keys: readonly string[]): Promise<Array<{ key: string; sku: string }>> {
+  const { rows } = await q.query<{ key: string; sku: string }>(
+    'SELECT k.key, p.sku FROM unnest($1::text[]) AS k(key) JOIN products p ON lower(p.sku) = lower(k.key)',
+    [keys],
+  );
+  return rows;
+}
