@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
+import multipart, { type MultipartFile } from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import { AppError } from '../platform/http/problem.js';
 import { noteOnRequestLine } from '../platform/http/request-log.js';
@@ -14,6 +15,8 @@ import { ordersRoutes } from './orders.routes.js';
 import { MESSAGES, sendMessage, serverError } from './pages.js';
 import type { PortalDeps } from './portal.types.js';
 import { productRoutes } from './product.routes.js';
+import { MAX_UPLOAD_BYTES } from './quick-order.file.js';
+import type { FilePart } from './quick-order.form.js';
 import { quickOrderRoutes } from './quick-order.routes.js';
 import { refusalPage } from './refusals.js';
 import { ASSETS_DIR } from './render.js';
@@ -24,11 +27,24 @@ export type { PortalDeps, PortalServices } from './portal.types.js';
 
 export const CSRF_COOKIE = 'portway_csrf';
 
-/** Cookies, urlencoded forms, the CSRF check, the assets and the error page: the portal's scope only. */
+/** Cookies, urlencoded and multipart forms, the CSRF check, the assets and the error page: the portal's scope only. */
 async function registerPlatform(portal: FastifyInstance, secure: boolean): Promise<void> {
   await portal.register(cookie);
   // Forms are a few fields; 64 KiB is plenty and bounds what a page can be sent.
   await portal.register(formbody, { bodyLimit: 64 * 1024 });
+  // The quick order's upload: one file of at most MAX_UPLOAD_BYTES and a few short fields, read
+  // whole before the CSRF check below (which needs the `_csrf` field). A file past the limit is
+  // cut, not refused here, so the page can say so (quick-order.form.ts).
+  await portal.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    throwFileSizeLimit: false,
+    limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 4, fieldSize: 1024, parts: 5, fieldNameSize: 50, headerPairs: 20 },
+    async onFile(part: MultipartFile) {
+      const data = await part.toBuffer();
+      // keyValues mode puts a file part's `value`, when set, in the body as the field's value.
+      part.value = { name: part.filename, data, truncated: part.file.truncated } satisfies FilePart;
+    },
+  });
   // Double-submit with a secret: the secret lives in an HttpOnly cookie, each form carries a token
   // derived from it, and a POST whose token does not match it is refused. It needs no session, so
   // the signed-out forms (sign in, forgot password, reset, invitation) are covered the same way.

@@ -2,16 +2,18 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { addQuickOrderLines, takeQuickOrderResult } from '../modules/baskets/index.js';
-import { lookupProducts } from '../modules/lookup/index.js';
-import { setFlash, takeFlash } from './flash.js';
+import { matchProductKeys } from '../modules/lookup/index.js';
+import { takeFlash } from './flash.js';
 import type { PageDeps } from './portal.types.js';
-import { askableEan, askableSku, parsePaste, type ParsedLine } from './quick-order.js';
+import { parsePaste, readRows, type ParsedPaste } from './quick-order.js';
+import { readOrderFile, TEMPLATE_CSV, xlsxTemplate } from './quick-order.file.js';
+import { readUploadForm } from './quick-order.form.js';
 import {
-  addedMessage, errorsOf, pasteError, quickOrderPage, refusedLines, skippedNote, sortFound, textOf,
-  type Added, type PartResult, type QuickOrderView,
+  addedOf, errorsOf, pasteError, quickOrderPage, refusedLines, skippedNote, sortFound, textOf,
+  type QuickOrderResult, type QuickOrderSource, type QuickOrderView,
 } from './quick-order.view.js';
 import { basketChangeProblems } from './refusals.js';
-import { sendPage } from './render.js';
+import { PAGE_HEADERS, sendPage } from './render.js';
 import { basketOwnerOf, buyerOf } from './session.js';
 
 /** The form: the pasted text (the portal's body limit, 64 KiB, bounds it first). */
@@ -19,32 +21,49 @@ const QuickOrderForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 200 })),
   lines: Type.Optional(Type.String({ maxLength: 64 * 1024 })),
 });
-
-/** Resolves each line's key by SKU, else (a valid EAN) by EAN: at most one lookup call per kind, for every line at once. */
-async function resolve(deps: PageDeps, accountNo: string, lines: readonly ParsedLine[]): Promise<Map<string, string>> {
-  const skuOf = new Map<string, string>();
-  const bySku = [...new Set(lines.map((l) => l.key).filter(askableSku))];
-  if (bySku.length > 0) {
-    for (const r of await lookupProducts(deps.services.lookup, accountNo, 'sku', bySku)) if (r.value !== null) skuOf.set(r.key, r.value.sku);
-  }
-  const byEan = [...new Set(lines.map((l) => l.key).filter((k) => !skuOf.has(k) && askableEan(k)))];
-  if (byEan.length > 0) {
-    for (const r of await lookupProducts(deps.services.lookup, accountNo, 'ean', byEan)) if (r.value !== null) skuOf.set(r.key, r.value.sku);
-  }
-  return skuOf;
-}
+/** The upload form: the file as the multipart reader leaves it (read by quick-order.form.ts). */
+const UploadForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })), file: Type.Optional(Type.Unknown()) });
 
 function render(reply: FastifyReply, data: QuickOrderView, status = 200) {
   const buyer = buyerOf(reply.request);
   return sendPage(reply, 'quick-order', { buyer, csrfToken: buyer.csrfToken, ...quickOrderPage(data) }, status);
 }
 
+/** A template as a download: the page headers (no-store, nosniff), its own type and file name. */
+function sendTemplate(reply: FastifyReply, type: string, file: string, body: string | Buffer) {
+  return reply.headers({ ...PAGE_HEADERS, 'content-type': type, 'content-disposition': `attachment; filename="${file}"` }).send(body);
+}
+
 /**
- * Quick order at `/quick-order`: lines of `SKU or EAN, quantity` pasted from a spreadsheet. Every
- * line is checked; the good ones go to the basket in one call; the bad ones are listed with their
- * line number, text and reason, and left in the box to be fixed. Whenever lines were added the
- * answer is a redirect (post, redirect, get), so a reload never adds them twice: the page after a
- * partly added paste is kept in the database with the lines, and shown once.
+ * Every line's key matched (by SKU, in another letter case, or by EAN) in one call; the lines found
+ * go to the basket in one call, kept with the page that lists every line's outcome, and the answer
+ * is a redirect (post, redirect, get), so a reload never adds them twice. When nothing could be
+ * added, the page itself answers: sending it again adds nothing either.
+ */
+async function addLines(deps: PageDeps, reply: FastifyReply, lines: ParsedPaste, source: QuickOrderSource): Promise<FastifyReply> {
+  const buyer = buyerOf(reply.request);
+  const skipped = skippedNote(lines, source);
+  const { found, bad } = sortFound(lines, await matchProductKeys(deps.services.lookup, buyer.accountNo, lines.good.map((l) => l.key)));
+  let notAdded = bad;
+  if (found.length > 0) {
+    const result: QuickOrderResult = { text: textOf(bad), bad, added: addedOf(found), source, ...(skipped ? { skipped } : {}) };
+    try {
+      await addQuickOrderLines(deps.pool, basketOwnerOf(buyer), found.map(({ sku, quantity }) => ({ sku, quantity })), result);
+      return reply.redirect('/quick-order', 303);
+    } catch (error) {
+      const problems = basketChangeProblems(error);
+      if (problems === undefined) throw error;
+      notAdded = refusedLines(found, problems, bad, source);
+    }
+  }
+  return render(reply, { text: textOf(notAdded), errors: errorsOf(notAdded, source), bad: notAdded, source, ...(skipped ? { skipped } : {}) }, 400);
+}
+
+/**
+ * Quick order at `/quick-order`: lines of `SKU or EAN, quantity` pasted from a spreadsheet, or a
+ * CSV or Excel file of them uploaded. Every line is checked; the good ones go to the basket in one
+ * call; the page after lists every line with its outcome, the bad ones with their line (or row)
+ * number, text and reason, and leaves those in the box to be fixed.
  */
 export async function quickOrderRoutes(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -52,35 +71,33 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: PageDeps): Pr
 
   portal.get('/quick-order', { schema: { hide: true }, ...guard }, async (request, reply) => {
     const flash = takeFlash(request, reply, deps.secure);
-    const part = await takeQuickOrderResult<PartResult>(deps.pool, basketOwnerOf(buyerOf(request)));
-    if (part !== undefined) return render(reply, { ...part, errors: errorsOf(part.bad), ...(flash === undefined ? {} : { flash }) });
-    return render(reply, flash === undefined ? {} : { flash });
+    const result = await takeQuickOrderResult<QuickOrderResult>(deps.pool, basketOwnerOf(buyerOf(request)));
+    return render(reply, { ...result, ...(result === undefined ? {} : { errors: errorsOf(result.bad, result.source) }), ...(flash === undefined ? {} : { flash }) });
   });
 
+  portal.get('/quick-order/template.csv', { schema: { hide: true }, ...guard }, async (_request, reply) =>
+    sendTemplate(reply, 'text/csv; charset=utf-8', 'quick-order.csv', TEMPLATE_CSV));
+
+  portal.get('/quick-order/template.xlsx', { schema: { hide: true }, ...guard }, async (_request, reply) =>
+    sendTemplate(reply, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'quick-order.xlsx', await xlsxTemplate()));
+
   portal.post('/quick-order', { schema: { hide: true, body: QuickOrderForm }, ...guard }, async (request, reply) => {
-    const buyer = buyerOf(request);
     const text = request.body.lines ?? '';
-    const paste = parsePaste(text);
-    const unreadable = pasteError(paste);
+    const lines = parsePaste(text);
+    const unreadable = pasteError(lines, { kind: 'paste' });
     if (unreadable !== undefined) return render(reply, { text, errors: [unreadable] }, 400);
-    const skipped = skippedNote(paste);
-    const { found, bad } = sortFound(paste, await resolve(deps, buyer.accountNo, paste.good));
-    let notAdded = bad;
-    if (found.length > 0) {
-      const added: Added[] = found.map(({ sku, quantity, key }) => ({ sku, quantity, key }));
-      // The lines and, when some were not added, the page that says so: both or neither.
-      const part = bad.length === 0 ? undefined : { text: textOf(bad), bad, added, ...(skipped ? { skipped } : {}) } satisfies PartResult;
-      try {
-        await addQuickOrderLines(deps.pool, basketOwnerOf(buyer), found.map(({ sku, quantity }) => ({ sku, quantity })), part);
-        if (part === undefined) setFlash(reply, addedMessage(added, skipped), deps.secure);
-        return reply.redirect('/quick-order', 303);
-      } catch (error) {
-        const problems = basketChangeProblems(error);
-        if (problems === undefined) throw error;
-        notAdded = refusedLines(found, problems, bad);
-      }
-    }
-    // Nothing was added, so sending the form again is harmless: the page is the answer itself.
-    return render(reply, { text: textOf(notAdded), errors: errorsOf(notAdded), bad: notAdded, ...(skipped ? { skipped } : {}) }, 400);
+    return addLines(deps, reply, lines, { kind: 'paste' });
+  });
+
+  portal.post('/quick-order/upload', { schema: { hide: true, body: UploadForm }, ...guard }, async (request, reply) => {
+    const upload = readUploadForm(request.body);
+    if ('problem' in upload) return render(reply, { errors: [{ field: 'file', message: upload.problem }] }, 400);
+    const source = { kind: 'file', name: upload.file.name } as const;
+    const read = await readOrderFile(upload.file, upload.kind);
+    if ('problem' in read) return render(reply, { errors: [{ field: 'file', message: `${source.name}: ${read.problem}` }] }, 400);
+    const lines = readRows(read.rows, 'file');
+    const unreadable = pasteError(lines, source);
+    if (unreadable !== undefined) return render(reply, { errors: [unreadable] }, 400);
+    return addLines(deps, reply, lines, source);
   });
 }

@@ -1,22 +1,20 @@
-import { textProblem } from '../platform/schema/formats.js';
-import { eanProblem } from '../modules/lookup/index.js';
 import { MAX_BASKET_LINES } from '../modules/orders/index.js';
 import { readQuantity } from './quantity.js';
 
 /**
- * A quick order's pasted text, read line by line as a spreadsheet copies it: `SKU or EAN, quantity`
- * separated by a tab, a semicolon or a comma (the first of those the line holds, in that order, so
- * `1,200` in a tab-separated line stays one cell); cells trimmed, empty trailing cells dropped;
- * blank lines ignored; a first line that reads like column names skipped and reported.
+ * A quick order's lines, pasted or uploaded, read as a spreadsheet gives them: `SKU or EAN,
+ * quantity`. A pasted line splits on a tab, a semicolon or a comma (the first of those the line
+ * holds, in that order, so `1,200` in a tab-separated line stays one cell); a file's rows come in
+ * cells already. Cells are trimmed and empty trailing cells dropped; a row of one cell splits at its
+ * last white space (`MH01-M-Black 12`: a SKU may hold spaces, a quantity never does); blank lines
+ * are ignored; a first line that reads like column names is skipped and reported.
  */
 
-/** Lines (not counting blank ones) one paste may hold. */
+/** Lines (not counting blank ones and a heading) one quick order may hold. */
 export const MAX_QUICK_ORDER_LINES = MAX_BASKET_LINES;
-/** Characters of a key: longer is no SKU or EAN of the catalogue. */
-export const MAX_KEY_LENGTH = 100;
 
 export interface PastedLine {
-  /** 1-based, as the textarea numbers it. */
+  /** 1-based, as the textarea or the spreadsheet numbers it. */
   lineNo: number;
   text: string;
 }
@@ -39,40 +37,77 @@ export interface ParsedPaste {
   tooMany: number | undefined;
 }
 
+/** One non-blank line of a paste or row of a file, in cells. */
+export interface SourceRow extends PastedLine {
+  cells: string[];
+}
+
+/** Where the lines came from: the words of a line's problems differ. */
+export type LineSource = 'paste' | 'file';
+
 const HEADER_WORDS = /^(sku|ean|gtin|barcode|code|item|product|article|style|part)\b/i;
 const QUANTITY_WORDS = /^(qty|quantity|quantities|amount|units?|count|pcs|pieces)\b/i;
+/** A cell of a key, white space, then a quantity-like last word. */
+const SPACED = /^(.*\S)\s+(\S+)$/su;
+
+const MISSING: Record<LineSource, string> = {
+  paste: 'Enter a SKU or EAN and a quantity, separated by a comma, tab, semicolon or space',
+  file: 'Enter a SKU or EAN in the first column and a quantity in the second',
+};
+const EXTRA: Record<LineSource, string> = {
+  paste: 'Enter only a SKU or EAN and a quantity on the line',
+  file: 'Enter only a SKU or EAN and a quantity on the row: the other columns must be empty',
+};
+
+/**
+ * A character PostgreSQL text cannot hold (NUL, a lone surrogate) as U+FFFD: the lines are kept in
+ * the database with the result, and a key holding one names no product anyway.
+ */
+const storable = (text: string) => text.replaceAll('\u0000', '\uFFFD').replace(/\p{Cs}/gu, '\uFFFD');
+
+/** Cells trimmed, empty trailing ones dropped, one cell split at its last white space. */
+export function tidyCells(raw: readonly string[]): string[] {
+  const cells = raw.map((c) => storable(c).trim());
+  while (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
+  const spaced = cells.length === 1 ? SPACED.exec(cells[0] as string) : null;
+  return spaced === null ? cells : [spaced[1] as string, spaced[2] as string];
+}
 
 function cellsOf(line: string): string[] {
   const separator = line.includes('\t') ? '\t' : line.includes(';') ? ';' : ',';
-  const cells = line.split(separator).map((c) => c.trim());
-  while (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
-  return cells;
+  return line.split(separator);
 }
 
-export function parsePaste(text: string): ParsedPaste {
-  const lines = text.split(/\r\n|\r|\n/).map((t, i) => ({ lineNo: i + 1, text: t })).filter((l) => l.text.trim() !== '');
-  if (lines.length > MAX_QUICK_ORDER_LINES) return { good: [], bad: [], header: undefined, tooMany: lines.length };
+/** Rows (non-blank, numbered) read into lines: a heading skipped, each line good or bad with its reason. */
+export function readRows(rows: readonly SourceRow[], source: LineSource): ParsedPaste {
   const result: ParsedPaste = { good: [], bad: [], header: undefined, tooMany: undefined };
-  lines.forEach((line, index) => {
-    const cells = cellsOf(line.text);
-    const [key = '', quantityText = ''] = cells;
-    if (index === 0 && !/^\d+$/.test(quantityText) && (HEADER_WORDS.test(key) || QUANTITY_WORDS.test(quantityText))) {
-      result.header = line;
-      return;
+  const lines = rows.map((row) => ({ line: { lineNo: row.lineNo, text: storable(row.text) }, cells: tidyCells(row.cells) }));
+  const [first] = lines;
+  if (first !== undefined) {
+    const [key = '', quantityText = ''] = first.cells;
+    if (!/^\d+$/.test(quantityText) && (HEADER_WORDS.test(key) || QUANTITY_WORDS.test(quantityText))) {
+      result.header = first.line;
+      lines.shift();
     }
+  }
+  if (lines.length > MAX_QUICK_ORDER_LINES) return { ...result, tooMany: lines.length };
+  for (const { line, cells } of lines) {
+    const [key = '', quantityText = ''] = cells;
     const bad = (reason: string) => result.bad.push({ ...line, reason });
-    if (cells.length < 2 || key === '') return bad('Enter a SKU or EAN and a quantity, separated by a comma, tab or semicolon');
-    if (cells.length > 2) return bad('Enter only a SKU or EAN and a quantity on the line');
-    const read = readQuantity(quantityText, 'Quantity', 1);
-    if ('problem' in read) return bad(read.problem);
-    result.good.push({ ...line, key, quantity: read.quantity });
-    return undefined;
-  });
+    if (cells.length < 2 || key === '') bad(MISSING[source]);
+    else if (cells.length > 2) bad(EXTRA[source]);
+    else {
+      const read = readQuantity(quantityText, 'Quantity', 1);
+      if ('problem' in read) bad(read.problem);
+      else result.good.push({ ...line, key, quantity: read.quantity });
+    }
+  }
   return result;
 }
 
-/** A key the lookup can be asked for by SKU (anything else cannot name a product: "not found"). */
-export const askableSku = (key: string): boolean => [...key].length <= MAX_KEY_LENGTH && textProblem(key) === undefined;
-
-/** A key that is also a valid EAN-8/EAN-13 (shape and GS1 check digit): looked up by EAN when no SKU has it. */
-export const askableEan = (key: string): boolean => eanProblem(key) === undefined;
+export function parsePaste(text: string): ParsedPaste {
+  const rows = text.split(/\r\n|\r|\n/)
+    .map((t, i) => ({ lineNo: i + 1, text: t, cells: cellsOf(t) }))
+    .filter((l) => l.text.trim() !== '');
+  return readRows(rows, 'paste');
+}

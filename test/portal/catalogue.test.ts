@@ -224,7 +224,7 @@ describe('buyer portal: catalogue pages', () => {
       [6, 'LX01-M, 1', 'SKU or EAN not found'],
       [7, `${EAN_LUXE},1`, 'SKU or EAN not found'],
       [11, 'MT01-S, 0', 'Quantity must be 1 or more'],
-      [12, 'MT01-S', 'Enter a SKU or EAN and a quantity, separated by a comma, tab or semicolon'],
+      [12, 'MT01-S', 'Enter a SKU or EAN and a quantity, separated by a comma, tab, semicolon or space'],
     ], 'a restricted product reads as not found, by SKU and by EAN');
     assert.match(res.body, /class="error-summary"[\s\S]*<a href="#lines">Line 3: SKU or EAN not found \(“NOPE-1, 1”\)<\/a>/);
     const box = /<textarea[^>]*id="lines"[^>]*>([^<]*)<\/textarea>/.exec(res.body);
