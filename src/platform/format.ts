@@ -31,6 +31,17 @@ export function formatMoney(amount: string | null, currency: string, none = 'No 
   return moneyFormat(currency).format(amount as unknown as number);
 }
 
+/**
+ * An amount that may be owed either way (a ledger entry, a balance): a negative one, money in the
+ * buyer's favour (a payment, a credit note), as "AUD 480.00 credit" rather than "-AUD 480.00",
+ * which reads as a typo or a debt; zero without a sign. Otherwise as formatMoney.
+ */
+export function formatBalance(amount: string | null, currency: string, none = 'No price'): string {
+  if (amount === null || !amount.trim().startsWith('-')) return formatMoney(amount, currency, none);
+  const owed = amount.trim().slice(1);
+  return /^0*\.?0*$/.test(owed) ? formatMoney(owed, currency) : `${formatMoney(owed, currency)} credit`;
+}
+
 /** A whole quantity with thousands separators: 1200 → "1,200". */
 export function formatQuantity(quantity: number): string {
   return quantity.toLocaleString('en');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatDate, formatMoney, formatQuantity } from '../../src/platform/format.js';
+import { formatBalance, formatDate, formatMoney, formatQuantity } from '../../src/platform/format.js';
 
 describe('formats for people (portal pages and mail)', () => {
   // The code and the amount are joined by a no-break space, so a line never breaks between them.
@@ -33,4 +33,18 @@ describe('formats for people (portal pages and mail)', () => {
     assert.equal(formatDate('2026-01-05T23:30:00.000Z'), '5 Jan 2026');
     assert.equal(formatDate(null), '—');
   });
+  // A balance or ledger amount in the buyer's favour is a credit, in words, not a minus sign.
+  const balances: Array<[string | null, string, string]> = [
+    ['-480.0000', 'AUD\u00a0480.00 credit', 'a payment or credit note'],
+    ['-1234.5000', 'AUD\u00a01,234.50 credit', 'with separators'],
+    ['-2.0050', 'AUD\u00a02.005 credit', 'never rounded'],
+    ['480.0000', 'AUD\u00a0480.00', 'owed: as formatMoney'],
+    ['-0.0000', 'AUD\u00a00.00', 'zero has no sign and no credit'],
+    ['0', 'AUD\u00a00.00', 'zero'],
+    [null, 'No price', 'none'],
+  ];
+  for (const [amount, expected, why] of balances) {
+    it(`balance ${amount} → ${expected} (${why})`, () => assert.equal(formatBalance(amount, 'AUD'), expected));
+  }
+  it('says when there is no balance in the words given', () => assert.equal(formatBalance(null, 'AUD', 'Not given'), 'Not given'));
 });

@@ -12,3 +12,4 @@ export { accountNotFound, customersRefusals, type CustomersRefusals } from './cu
 export {
   INVITATION_VALIDITY_DAYS, invitationMailId, provisionUser, provisionUserHandler, type ProvisionUserDeps,
 } from './provision-user.job.js';
+export { paymentTermsWords } from './payment-terms.js';
