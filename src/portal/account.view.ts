@@ -1,7 +1,8 @@
+import { paymentTermsWords } from '../modules/customers/index.js';
 import type { AccountView } from '../modules/ledger/index.js';
 import { entryIsOpen, type LedgerEntryView } from '../modules/ledger/index.js';
 import type { MailPreferences } from '../modules/users/index.js';
-import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
+import { formatBalance, formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 
 /** The account pages' view models: the account as pushed with what it owes, its ledger, the user's mail preferences. */
 
@@ -16,26 +17,29 @@ const DOCUMENT_WORDS: Record<LedgerEntryView['documentType'], string> = {
 
 /** An amount in the site currency; null (not pushed) as the words given. */
 const moneyIn = (currency: string) => (amount: string | null, none = 'Not given') => formatMoney(amount, currency, none);
+/** An amount owed either way: one in the buyer's favour as "AUD 480.00 credit". */
+const balanceIn = (currency: string) => (amount: string | null, none = 'Not given') => formatBalance(amount, currency, none);
 
 const address = (parts: Array<string | null>) => parts.filter(Boolean).join(', ');
 
 /** The account page's account. */
 export function accountPage(a: AccountView, currency: string) {
   const money = moneyIn(currency);
+  const balance = balanceIn(currency);
   return {
     accountNo: a.accountNo,
     name: a.name,
     status: accountStatusWords(a.status),
     active: a.status === 'Active',
-    paymentTerms: a.paymentTermsCode,
+    paymentTerms: a.paymentTermsCode === null ? null : paymentTermsWords(a.paymentTermsCode),
     billTo: address([a.billToAddress1, a.billToAddress2, a.billToCity, a.billToState, a.billToPostCode, a.billToCountryRegionName ?? a.billToCountryRegionCode]),
     phone: a.phoneNo,
     email: a.email,
     creditLimit: money(a.creditLimit),
-    creditBalance: money(a.creditBalance),
-    amountOwed: money(a.amountOwed),
+    creditBalance: balance(a.creditBalance),
+    amountOwed: balance(a.amountOwed),
     overdueCount: formatQuantity(a.overdue.count),
-    overdueAmount: money(a.overdue.amount),
+    overdueAmount: balance(a.overdue.amount),
     hasOverdue: a.overdue.count > 0,
     defaultShipToCode: a.defaultShipToCode,
     shipTos: a.shipToAddresses.map((s) => ({
@@ -48,7 +52,7 @@ export function accountPage(a: AccountView, currency: string) {
 
 /** One row of the ledger page. */
 export function ledgerRow(e: LedgerEntryView, currency: string) {
-  const money = moneyIn(currency);
+  const money = balanceIn(currency);
   return {
     entryNo: e.entryNo,
     documentNo: e.documentNo,

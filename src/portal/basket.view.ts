@@ -1,6 +1,6 @@
 import type { Basket } from '../modules/baskets/index.js';
 import type { AccountView } from '../modules/ledger/index.js';
-import type { Shipping } from '../modules/freight/index.js';
+import { carrierWords, type Shipping } from '../modules/freight/index.js';
 import type { AvailableLinesPricing, PricedBasket, Quote, QuoteLine } from '../modules/orders/index.js';
 import { accountStatusWords } from './account.view.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
@@ -39,7 +39,7 @@ function taxWords(tax: QuoteLine['tax'], currency: string): { amount: string; no
 function freightWords(shipping: Shipping, currency: string): { summary: string; packages: string[]; amount: string | null } {
   if (shipping.status === 'Unquotable') return { summary: `Delivery cannot be quoted to this ship-to: ${shipping.reason}`, packages: [], amount: null };
   if (shipping.status === 'Unshippable') return { summary: `This basket cannot be shipped: ${shipping.reason}`, packages: [], amount: null };
-  const how = `${shipping.method === 'Road' ? 'Road' : 'Air'} freight by ${shipping.agentCode} (${shipping.serviceCode})`;
+  const how = carrierWords(shipping);
   const packages = shipping.packages.map((p) => `${formatQuantity(p.count)} × ${p.description ?? p.packageTypeId} at ${formatMoney(p.freightCost, currency)} each: ${formatMoney(p.amount, currency)}`);
   return { summary: shipping.basis === 'PerPackage' ? `${how}, charged per package` : how, packages, amount: formatMoney(shipping.amount, currency) };
 }

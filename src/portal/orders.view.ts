@@ -1,3 +1,4 @@
+import { carrierWords } from '../modules/freight/index.js';
 import type { AccountView } from '../modules/ledger/index.js';
 import type { Order } from '../modules/orders/index.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
@@ -60,6 +61,18 @@ export function totalsView(totals: { net: string; tax: string; freight: string; 
   };
 }
 
+/**
+ * A charge in words: freight as the carrier and service it was quoted for (the order's shipping
+ * snapshot), not the stored description's codes; any other charge by its description.
+ */
+function chargeWords(c: Order['charges'][number], shipping: Order['shipping']): string {
+  const { method, agentCode, serviceCode } = shipping;
+  if (c.chargeType === 'Freight' && method !== undefined && agentCode !== undefined && serviceCode !== undefined) {
+    return carrierWords({ method, agentCode, serviceCode });
+  }
+  return c.description || 'Charge';
+}
+
 /** One order as its page shows it. */
 export function orderView(order: Order, account: AccountView, currency: string) {
   return {
@@ -71,7 +84,7 @@ export function orderView(order: Order, account: AccountView, currency: string) 
     shipToCode: order.shipToCode,
     shipTo: shipToLine(account, order.shipToCode),
     lines: order.lines.map((l) => orderLine(l, currency)),
-    charges: order.charges.map((c) => ({ description: c.description, amount: formatMoney(c.amount, currency), tax: formatMoney(c.taxAmount, currency) })),
+    charges: order.charges.map((c) => ({ description: chargeWords(c, order.shipping), amount: formatMoney(c.amount, currency), tax: formatMoney(c.taxAmount, currency) })),
     totals: totalsView(order.totals, currency),
   };
 }

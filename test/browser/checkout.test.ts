@@ -62,7 +62,7 @@ describe('buyer portal in a browser: basket to order, orders, account and ledger
     await page.getByText('Your delivery details have been saved').waitFor();
     assert.equal(await page.getByLabel('Purchase order number (optional)').inputValue(), 'PO-BROWSER-1');
     const summary = await page.locator('.summary-list').innerText();
-    assert.match(summary, /Road freight by TNT \(ROAD\)/);
+    assert.match(summary, /Road freight \(carrier TNT, service ROAD\)/);
     assert.match(summary, /Total\s+AUD\s[\d,]+\.\d\d/);
     await checkPage(page, 'basket');
 

@@ -251,7 +251,7 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
     assert.equal(summary.Freight, money(quote.freight));
     assert.equal(summary.Tax, money(quote.tax));
     assert.equal(summary.Total, money(quote.total));
-    assert.match(summary.Delivery!, /Road freight by TNT \(ROAD\)/);
+    assert.match(summary.Delivery!, /Road freight \(carrier TNT, service ROAD\)/);
     assert.notEqual(new Decimal(quote.tax).toNumber(), 0, 'the lines are taxed');
 
     await page.getByRole('radio', { name: /WH Warehouse/ }).check();

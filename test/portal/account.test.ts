@@ -57,7 +57,7 @@ describe('buyer portal: account and ledger', () => {
     assert.equal(apiAccount.overdue.count, 3);
     assert.ok(text.includes('Account Ledger Traders (account L1)'));
     assert.ok(text.includes('Status Active'));
-    assert.ok(text.includes('Payment terms NET30'));
+    assert.ok(text.includes('Payment terms 30 days net'), 'in words, not the code NET30');
     assert.ok(text.includes(`Credit limit ${money(apiAccount.creditLimit)}`), text);
     assert.ok(text.includes(`Balance ${money(apiAccount.creditBalance)}`));
     assert.ok(text.includes(`Amount owed ${money(apiAccount.amountOwed)}`));
@@ -98,6 +98,31 @@ describe('buyer portal: account and ledger', () => {
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /The form could not be read/);
     assert.doesNotMatch(bad.body, /"status"|stack/);
+  });
+
+  it('writes money in the buyer\'s favour as a credit, not a negative amount, on the account and the ledger', async () => {
+    const push = async (url: string, data: unknown[]) => {
+      const res = await putBatch(t, url, data);
+      assert.equal(res.statusCode, 200, res.body);
+      for (const r of res.json().data) assert.equal(r.outcome, 'Upserted', JSON.stringify(r));
+    };
+    await push('/customer', [{ account: { accountNo: 'L2', name: 'Paid Ahead', status: 'Active', creditLimit: '1000', creditBalance: '-480', paymentTermsCode: 'COD' } }]);
+    await push('/customer/ledger', [
+      { entryNo: 101, accountNo: 'L2', documentNo: 'INV101', documentType: 'Invoice', originType: 'Erp', documentDate: '2026-11-01', postingDate: '2026-11-01', dueDate: '2026-12-01', amount: '120', remainingAmount: '0', isOpen: false, currencyCode: 'AUD' },
+      { entryNo: 102, accountNo: 'L2', documentNo: 'PAY102', documentType: 'Payment', originType: 'Erp', documentDate: '2026-11-02', postingDate: '2026-11-02', amount: '-600', remainingAmount: '-480', isOpen: true, currencyCode: 'AUD' },
+    ]);
+    const { b } = await signedInBuyer(t, 'credit@example.com', 'L2');
+    const text = textOf((await b.get('/account')).body);
+    assert.ok(text.includes('Payment terms Cash on delivery'), text);
+    assert.ok(text.includes('Credit limit AUD 1,000.00'));
+    assert.ok(text.includes('Balance AUD 480.00 credit'), text);
+    assert.ok(text.includes('Amount owed AUD 480.00 credit'), text);
+    assert.ok(text.includes('Overdue 0 entries, AUD 0.00'), text);
+    assert.doesNotMatch(text, /-AUD/);
+    const ledger = textOf((await b.get('/account/ledger')).body);
+    assert.ok(ledger.includes('Payment PAY102 2 Nov 2026 — AUD 600.00 credit AUD 480.00 credit Open'), ledger);
+    assert.ok(ledger.includes('Invoice INV101 1 Nov 2026 1 Dec 2026 AUD 120.00 AUD 0.00 Settled'), ledger);
+    assert.doesNotMatch(ledger, /-AUD/);
   });
 
   it('the account page\'s "Email me despatch notices" is on by default; saving it off and on again keeps it per user, with a message', async () => {

@@ -74,7 +74,7 @@ describe('buyer portal: basket and placing the order', () => {
     // TEE-S: 4 available (5 on hand − 1 reserved), 8 on back order covered by 3 + 10 incoming by 15 Dec.
     assert.ok(text.includes('4 available now, 8 on back order (expected 15 Dec 2026)'), text);
     assert.ok(text.includes('On back order (no delivery date expected yet)'), 'CAP has no stock and nothing incoming');
-    assert.ok(text.includes('Road freight by TNT (ROAD)'));
+    assert.ok(text.includes('Road freight (carrier TNT, service ROAD)'), text);
     for (const [label, amount] of Object.entries({ Net: quote.totals.net, Tax: quote.totals.tax, Freight: quote.totals.freight, Total: quote.totals.total })) {
       assert.ok(text.includes(`${label} ${money(amount)}`), `${label} ${amount}`);
     }

@@ -64,7 +64,8 @@ describe('buyer portal: orders', () => {
     const { b } = await signedInBuyer(t, 'detail@example.com', 'C1');
     const order = orders[0]!;
     const url = `/orders/${order.orderNumber}`;
-    let text = textOf((await b.get(url)).body);
+    const page = await b.get(url);
+    let text = textOf(page.body);
     assert.ok(text.includes(`Order ${order.orderNumber}`));
     assert.ok(text.includes('Status Pending'));
     assert.ok(text.includes('Deliver to MAIN Main store, Sydney, 2000, AU'), text);
@@ -73,7 +74,13 @@ describe('buyer portal: orders', () => {
     assert.ok(text.includes('TEE-S Tee S 12 0 0 0 Pending'), text);
     const money = (a: string | null) => plain(formatMoney(a, order.currency));
     for (const line of order.lines) for (const a of [line.unitPrice, line.lineAmount, line.taxAmount]) assert.ok(text.includes(money(a)));
-    assert.ok(text.includes(`${order.charges[0]!.description}: ${money(order.charges[0]!.amount)}`));
+    // Charges and totals apart, each under its own heading; freight in words, not the stored codes.
+    const { shipping } = order;
+    assert.equal(order.charges[0]!.description, `Freight: ${shipping.method} ${shipping.agentCode}/${shipping.serviceCode}`);
+    const sections = text.slice(text.indexOf('Charges Charges of order'));
+    assert.ok(sections.startsWith(`Charges Charges of order ${order.orderNumber} Charge Tax Amount Road freight (carrier ${shipping.agentCode}, service ${shipping.serviceCode}) ${money('0')} ${money(order.charges[0]!.amount)} Totals Net`), sections);
+    assert.match(page.body, /<section class="order-section" aria-labelledby="charges-title">\s*<h2 id="charges-title">Charges<\/h2>/);
+    assert.match(page.body, /<section class="order-section" aria-labelledby="totals-title">\s*<h2 id="totals-title">Totals<\/h2>/);
     for (const [label, a] of Object.entries({ Net: order.totals.net, Tax: order.totals.tax, Freight: order.totals.freight, Total: order.totals.total })) {
       assert.ok(text.includes(`${label} ${money(a)}`), label);
     }
