@@ -16,7 +16,7 @@ import { MESSAGES, sendMessage, serverError } from './pages.js';
 import type { PortalDeps } from './portal.types.js';
 import { productRoutes } from './product.routes.js';
 import { MAX_UPLOAD_BYTES } from './quick-order.file.js';
-import type { FilePart } from './quick-order.form.js';
+import { UPLOAD_PATH, type FilePart } from './quick-order.form.js';
 import { quickOrderRoutes } from './quick-order.routes.js';
 import { refusalPage } from './refusals.js';
 import { ASSETS_DIR } from './render.js';
@@ -35,6 +35,13 @@ async function registerPlatform(portal: FastifyInstance, secure: boolean): Promi
   // The quick order's upload: one file of at most MAX_UPLOAD_BYTES and a few short fields, read
   // whole before the CSRF check below (which needs the `_csrf` field). A file past the limit is
   // cut, not refused here, so the page can say so (quick-order.form.ts).
+  // Only the upload takes multipart (a browser sends it nowhere else): elsewhere it is refused
+  // before a byte is read, so no other page buffers a file before its CSRF and session checks.
+  portal.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url !== UPLOAD_PATH && /^multipart\//i.test(request.headers['content-type'] ?? '')) {
+      throw Object.assign(new Error('multipart/form-data is taken only by the quick order\'s upload'), { statusCode: 415, code: 'FST_PORTAL_MULTIPART' });
+    }
+  });
   await portal.register(multipart, {
     attachFieldsToBody: 'keyValues',
     throwFileSizeLimit: false,

@@ -6,6 +6,9 @@ import { MAX_UPLOAD_BYTES, orderFileKind, type OrderFileKind, type UploadedFile 
  * what can be said before reading it.
  */
 
+/** The one page that takes multipart/form-data (portal.plugin.ts refuses it elsewhere). */
+export const UPLOAD_PATH = '/quick-order/upload';
+
 /** What the multipart reader attaches for a file field. */
 export interface FilePart { name: string; data: Buffer; truncated: boolean }
 

@@ -7,7 +7,7 @@ import { takeFlash } from './flash.js';
 import type { PageDeps } from './portal.types.js';
 import { parsePaste, readRows, type ParsedPaste } from './quick-order.js';
 import { readOrderFile, TEMPLATE_CSV, xlsxTemplate } from './quick-order.file.js';
-import { readUploadForm } from './quick-order.form.js';
+import { readUploadForm, UPLOAD_PATH } from './quick-order.form.js';
 import {
   addedOf, errorsOf, pasteError, quickOrderPage, refusedLines, skippedNote, sortFound, textOf,
   type QuickOrderResult, type QuickOrderSource, type QuickOrderView,
@@ -89,7 +89,7 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: PageDeps): Pr
     return addLines(deps, reply, lines, { kind: 'paste' });
   });
 
-  portal.post('/quick-order/upload', { schema: { hide: true, body: UploadForm }, ...guard }, async (request, reply) => {
+  portal.post(UPLOAD_PATH, { schema: { hide: true, body: UploadForm }, ...guard }, async (request, reply) => {
     const upload = readUploadForm(request.body);
     if ('problem' in upload) return render(reply, { errors: [{ field: 'file', message: upload.problem }] }, 400);
     const source = { kind: 'file', name: upload.file.name } as const;

@@ -57,7 +57,7 @@ describe('buyer portal: quick order', () => {
   const basketOf = async (userId: string) => (await readBasket(t.pool, { userId, accountNo: 'CAT-1' })).lines.map((l) => `${l.sku}×${l.quantity}`);
 
   /** Posts the upload form as a browser does (multipart/form-data) with the browser's cookies and, unless null, its token. */
-  async function upload(b: Browser, name: string, data: Buffer | string, type = 'text/csv', csrf: string | null = b.csrf): Promise<LightMyRequestResponse> {
+  async function upload(b: Browser, name: string, data: Buffer | string, type = 'text/csv', csrf: string | null = b.csrf, url = '/quick-order/upload'): Promise<LightMyRequestResponse> {
     const boundary = `----portway${randomUUID()}`;
     const field = (n: string, v: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${v}\r\n`;
     const payload = Buffer.concat([
@@ -67,7 +67,7 @@ describe('buyer portal: quick order', () => {
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
     return t.app.inject({
-      method: 'POST', url: '/quick-order/upload', remoteAddress: b.address, payload,
+      method: 'POST', url, remoteAddress: b.address, payload,
       headers: { accept: 'text/html', 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
     });
   }
@@ -202,12 +202,18 @@ describe('buyer portal: quick order', () => {
     assert.deepEqual(await basketOf(userId), []);
   });
 
-  it('refuses an upload without a valid form token, and a signed-out one, adding nothing', async () => {
+  it('refuses an upload without a valid form token, a signed-out one, and a file posted to any other form, adding nothing', async () => {
     const { b, userId } = await buyer();
     for (const csrf of [null, 'forged']) {
       const res = await upload(b, 'order.csv', 'MT01-S,1', 'text/csv', csrf);
       assert.equal(res.statusCode, 403);
       assert.match(res.body, /This form has expired/);
+    }
+    // Only the upload takes a file: any other form posted as multipart is refused unread.
+    for (const url of ['/quick-order', '/sign-in', '/basket/update']) {
+      const other = await upload(b, 'order.csv', 'MT01-S,1', 'text/csv', b.csrf, url);
+      assert.equal(other.statusCode, 415, url);
+      assert.match(other.body, /The form could not be read/);
     }
     assert.deepEqual(await basketOf(userId), []);
     const stranger = new Browser(t);
