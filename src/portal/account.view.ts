@@ -50,9 +50,9 @@ export function accountPage(a: AccountView, currency: string) {
   };
 }
 
-/** One row of the ledger page. */
+/** One row of the ledger page: a payment or credit note's amounts as credits. */
 export function ledgerRow(e: LedgerEntryView, currency: string) {
-  const money = balanceIn(currency);
+  const balance = balanceIn(currency);
   return {
     entryNo: e.entryNo,
     documentNo: e.documentNo,
@@ -60,8 +60,8 @@ export function ledgerRow(e: LedgerEntryView, currency: string) {
     reference: e.externalDocumentNo,
     posted: formatDate(e.postingDate),
     due: formatDate(e.dueDate),
-    amount: money(e.amount),
-    remaining: money(e.remainingAmount),
+    amount: balance(e.amount),
+    remaining: balance(e.remainingAmount),
     open: entryIsOpen(e),
     overdue: e.overdue,
   };
