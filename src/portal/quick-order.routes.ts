@@ -9,8 +9,8 @@ import { parsePaste, readRows, type ParsedPaste } from './quick-order.js';
 import { readOrderFile, TEMPLATE_CSV, xlsxTemplate } from './quick-order.file.js';
 import { readUploadForm, UPLOAD_PATH } from './quick-order.form.js';
 import {
-  addedOf, errorsOf, pasteError, quickOrderPage, refusedLines, skippedNote, sortFound, textOf,
-  type QuickOrderResult, type QuickOrderSource, type QuickOrderView,
+  addedOf, errorsOf, pasteError, quickOrderPage, refusedLines, resultView, skippedNote, sortFound, textOf,
+  type QuickOrderResult, type QuickOrderSource, type QuickOrderView, type StoredResult,
 } from './quick-order.view.js';
 import { basketChangeProblems } from './refusals.js';
 import { PAGE_HEADERS, sendPage } from './render.js';
@@ -71,8 +71,8 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: PageDeps): Pr
 
   portal.get('/quick-order', { schema: { hide: true }, ...guard }, async (request, reply) => {
     const flash = takeFlash(request, reply, deps.secure);
-    const result = await takeQuickOrderResult<QuickOrderResult>(deps.pool, basketOwnerOf(buyerOf(request)));
-    return render(reply, { ...result, ...(result === undefined ? {} : { errors: errorsOf(result.bad, result.source) }), ...(flash === undefined ? {} : { flash }) });
+    const result = await takeQuickOrderResult<StoredResult>(deps.pool, basketOwnerOf(buyerOf(request)));
+    return render(reply, { ...(result === undefined ? {} : resultView(result)), ...(flash === undefined ? {} : { flash }) });
   });
 
   portal.get('/quick-order/template.csv', { schema: { hide: true }, ...guard }, async (_request, reply) =>

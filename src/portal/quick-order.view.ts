@@ -15,9 +15,24 @@ export interface Added { lineNo: number; text: string; sku: string; quantity: nu
 /** What the page shows once after a quick order that added lines (kept with them: post, redirect, get). */
 export interface QuickOrderResult { text: string; bad: BadLine[]; added: Added[]; source: QuickOrderSource; skipped?: string }
 
+/**
+ * A result as stored. One kept by the release before this one (at most RESULT_TTL_S old) has no
+ * source and no line number or text on its added lines: it reads as a paste's, numbers as "—".
+ */
+export type StoredResult = Omit<QuickOrderResult, 'source' | 'added'> & {
+  source?: QuickOrderSource;
+  added: Array<Omit<Added, 'lineNo' | 'text'> & Partial<Pick<Added, 'lineNo' | 'text'>>>;
+};
+
 /** What the page shows besides the form: the text in the box, errors, each line's outcome. */
 export interface QuickOrderView {
-  text?: string; errors?: FieldError[]; bad?: BadLine[]; added?: Added[]; flash?: string; skipped?: string; source?: QuickOrderSource;
+  text?: string; errors?: FieldError[]; bad?: BadLine[]; added?: StoredResult['added']; flash?: string; skipped?: string; source?: QuickOrderSource;
+}
+
+/** The page for a stored result: its errors listed, as after the post that added its lines. */
+export function resultView(stored: StoredResult): QuickOrderView {
+  const source = stored.source ?? { kind: 'paste' };
+  return { ...stored, source, errors: errorsOf(stored.bad, source) };
 }
 
 /** "Line" of a paste, "Row" of a file. */
@@ -79,7 +94,7 @@ export function refusedLines(found: readonly FoundLine[], problems: ReadonlyArra
 }
 
 /** The summary of the lines added: the first ten named. */
-export function addedMessage(added: readonly Added[]): string {
+export function addedMessage(added: ReadonlyArray<Pick<Added, 'sku' | 'quantity'>>): string {
   const lines = added.length === 1 ? '1 line' : `${formatQuantity(added.length)} lines`;
   const named = added.slice(0, 10).map((a) => `${a.sku} × ${formatQuantity(a.quantity)}`).join(', ');
   const more = added.length > 10 ? ` and ${formatQuantity(added.length - 10)} more` : '';
@@ -96,6 +111,6 @@ export function quickOrderPage(data: QuickOrderView) {
     unit: unitOf(source),
     fromFile: source.kind === 'file' ? source.name : undefined,
     summary: added.length === 0 ? undefined : addedMessage(added),
-    addedText: added.map((a) => ({ ...a, quantity: formatQuantity(a.quantity) })),
+    addedText: added.map((a) => ({ ...a, lineNo: a.lineNo ?? '—', text: a.text ?? a.key, quantity: formatQuantity(a.quantity) })),
   };
 }

@@ -202,6 +202,22 @@ describe('buyer portal: quick order', () => {
     assert.deepEqual(await basketOf(userId), []);
   });
 
+  it('shows a result kept by the release before (no source, added lines without numbers) as a paste\'s', async () => {
+    const { b, userId } = await buyer();
+    const legacy = {
+      text: 'NOPE-7, 1', bad: [{ lineNo: 2, text: 'NOPE-7, 1', reason: 'SKU or EAN not found' }], added: [{ sku: 'MT01-S', quantity: 2, key: 'mt01-s' }],
+    };
+    // A result belongs to a basket: one line added (and its page read) makes it.
+    assert.equal((await b.post('/quick-order', { lines: 'MT01-S, 2' })).statusCode, 303);
+    await b.get('/quick-order');
+    await t.pool.query('INSERT INTO quick_order_results (user_id, account_no, result) VALUES ($1, $2, $3)', [userId, 'CAT-1', JSON.stringify(legacy)]);
+    const page = await b.get('/quick-order');
+    assert.equal(page.statusCode, 200);
+    assert.deepEqual(badRows(page.body), [[2, 'NOPE-7, 1', 'SKU or EAN not found']]);
+    assert.match(page.body, /<a href="#lines">Line 2: SKU or EAN not found \(“NOPE-7, 1”\)<\/a>/);
+    assert.match(page.body, /<tr><td class="numeric">—<\/td><td class="quick-order__text">mt01-s<\/td><td class="quick-order__outcome">MT01-S × 2 <span class="muted">\(from mt01-s\)<\/span><\/td><\/tr>/);
+  });
+
   it('refuses an upload without a valid form token, a signed-out one, and a file posted to any other form, adding nothing', async () => {
     const { b, userId } = await buyer();
     for (const csrf of [null, 'forged']) {
