@@ -9,7 +9,8 @@ export {
 } from './search.service.js';
 export { SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
 export {
-  DEFAULT_PAGE_SIZE, FILTERS, parseSearchParams, parseSuggestParams, type Filter, type SearchParams, type SuggestParams,
+  DEFAULT_PAGE_SIZE, DEFAULT_SORT, FILTERS, SORTS, parseSearchParams, parseSuggestParams,
+  type Filter, type SearchParams, type Sort, type SuggestParams,
 } from './search.params.js';
 export { FACETS, type Facet } from './search.queries.js';
 export { SearchResponseSchema, SuggestResponseSchema, type SearchResponse, type SuggestResponse } from './search.schemas.js';

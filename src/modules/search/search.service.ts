@@ -38,10 +38,11 @@ export async function search(deps: SearchDeps, accountNo: string, params: Search
   // Filters compare without regard to case and as sets: one key for `colour=Red&colour=blue` and `colour=Blue&colour=red`.
   const filters = Object.fromEntries(Object.entries(params.filters)
     .map(([name, values]) => [name, [...new Set(values.map((v) => v.toLowerCase()))].sort()]));
-  return deps.answers.body('search', context, [words, filters, params.page, params.pageSize], async (): Promise<SearchResponse> => {
+  const key = [words, filters, params.sort, params.page, params.pageSize];
+  return deps.answers.body('search', context, key, async (): Promise<SearchResponse> => {
     // The lists of the context, which the kept answer is keyed by, are the ones the statement applies.
     const answer = await searchDocuments(deps.pool, {
-      brands: context, words, filters, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
+      brands: context, words, filters, sort: params.sort, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
     });
     return { ...answer, page: params.page, pageSize: params.pageSize };
   }, serialize);
