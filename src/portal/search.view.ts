@@ -148,11 +148,13 @@ export function searchTitle(params: SearchParams, total: number): string {
 function emptyState(params: SearchParams, spelling: DidYouMean, chosenCount: number) {
   const quoted = (words: readonly string[]) => words.map((w) => `“${w}”`).join(', ');
   const words = params.q === '' ? [] : params.q.split(/\s+/);
+  const filtered = chosenCount > 0;
   return {
-    message: params.q === '' ? (chosenCount > 0 ? 'No products match these filters.' : 'There are no products to show.') : `No products match “${params.q}”${chosenCount > 0 ? ' with these filters' : ''}.`,
+    message: params.q !== '' ? `No products match “${params.q}”${filtered ? ' with these filters' : ''}.`
+      : filtered ? 'No products match these filters.' : 'There are no products to show.',
     unmatched: spelling.unmatched.length === 0 ? ''
       : `${spelling.unmatched.length === 1 ? 'This word matched nothing' : 'These words matched nothing'}: ${quoted(spelling.unmatched)}.`,
-    allWords: params.q !== '' && spelling.unmatched.length === 0 && chosenCount === 0 && words.length > 1,
+    allWords: params.q !== '' && spelling.unmatched.length === 0 && !filtered && words.length > 1,
     suggestions: spelling.suggestions.map((q) => ({ text: q, href: searchUrl(params, 1, { q }) })),
   };
 }
