@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
 import {
-  colourwaySkus, parseSearchParams, parseSuggestParams, search, suggest, SearchResponseSchema, SuggestResponseSchema,
-  type SearchParams, type SearchResponse,
+  colourwaySkus, didYouMean, parseSearchParams, parseSuggestParams, search, suggest, SearchResponseSchema, SuggestResponseSchema,
+  type DidYouMean, type SearchParams, type SearchResponse,
 } from '../modules/search/index.js';
 import { offersOf } from './catalogue.offers.js';
 import type { PageDeps } from './portal.types.js';
@@ -32,10 +32,16 @@ async function cardsOf(deps: PageDeps, buyer: SignedInBuyer, answer: SearchRespo
   return answer.data.map((d) => cardOf(d, (skus.get(d.id) ?? []).flatMap((sku) => offers.get(sku) ?? []), services.lookup.currency));
 }
 
+/** When a search with words found nothing: the search service's "did you mean" for them. */
+async function spellingOf(deps: PageDeps, buyer: SignedInBuyer, params: SearchParams, answer: SearchResponse): Promise<DidYouMean | undefined> {
+  return answer.total === 0 && params.q !== '' ? didYouMean(deps.services.search, buyer.accountNo, params.q) : undefined;
+}
+
 /**
  * The search page at `/` (the nav's "Search"): the search service as the public API calls it (same
  * parameters, same answer, the account's brand entitlement inside the query), then one statement for
- * the SKUs of the page's colourways and one lookup call for their net prices and stock.
+ * the SKUs of the page's colourways and one lookup call for their net prices and stock; when nothing
+ * was found, "did you mean" instead.
  */
 export async function searchRoutes(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const { guards, services } = deps;
@@ -50,11 +56,11 @@ export async function searchRoutes(app: FastifyInstance, deps: PageDeps): Promis
       const problems = queryProblems(error);
       if (problems === undefined) throw error;
       const q = typeof query.q === 'string' ? query.q : '';
-      return render(reply, { title: 'Search products', q, errors: queryErrors(problems), cards: [], facets: [], hidden: [] }, 400);
+      return render(reply, { title: 'Search products', q, errors: queryErrors(problems), cards: [], facets: [], hidden: [], sortOptions: [] }, 400);
     }
     const body = await search(services.search, buyer.accountNo, params, serializerOf(reply, SearchResponseSchema));
     const answer = JSON.parse(body.toString('utf8')) as SearchResponse;
-    return render(reply, searchPage(params, answer, await cardsOf(deps, buyer, answer)));
+    return render(reply, searchPage(params, answer, await cardsOf(deps, buyer, answer), await spellingOf(deps, buyer, params, answer)));
   });
 
   /** The typeahead's suggestions as JSON (portal.js), the search service's suggest for the signed-in account. */

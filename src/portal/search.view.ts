@@ -1,21 +1,33 @@
 import type { QueryProblem } from '../platform/schema/query-params.js';
 import { availableNow } from '../modules/inventory/index.js';
-import { DEFAULT_PAGE_SIZE, FACETS, FILTERS, type Facet, type Filter, type SearchParams, type SearchResponse } from '../modules/search/index.js';
+import {
+  DEFAULT_PAGE_SIZE, DEFAULT_SORT, FACETS, FILTERS, SORTS, type DidYouMean, type Facet, type Filter, type SearchParams, type SearchResponse, type Sort,
+} from '../modules/search/index.js';
 import type { SkuOffer } from './catalogue.offers.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 import { productUrl } from './product.view.js';
 import type { FieldError } from './render.js';
 
-/** The search page's view model: cards, facets, paging and the words around them. */
+/** The search page's view model: cards, facets, sort, paging, the words around them and "did you mean". */
 
 /** The query parameter of each facet (the search service's filter). */
 const FACET_PARAM: Record<Facet, Filter> = { Brand: 'brand', Category: 'category', Colour: 'colour', Gender: 'gender' };
 
+/** Each filter as the page title names it. */
+const FILTER_LABEL: Record<Filter, string> = {
+  brand: 'Brand', category: 'Category', colour: 'Colour', gender: 'Gender', size: 'Size', stratificationCode: 'Stratification code',
+};
+
+/** The sort menu's words for each order the search service offers. */
+const SORT_LABEL: Record<Sort, string> = { relevance: 'Relevance', name: 'Name (A to Z)', newest: 'Newest first' };
+
 /** A search page's address with some parameters changed: shareable, as the form's GET makes it. */
-function searchUrl(params: SearchParams, page: number): string {
+function searchUrl(params: SearchParams, page: number, changes: { q?: string; filters?: SearchParams['filters'] } = {}): string {
   const query = new URLSearchParams();
-  if (params.q !== '') query.set('q', params.q);
-  for (const name of FILTERS) for (const value of params.filters[name] ?? []) query.append(name, value);
+  const q = changes.q ?? params.q;
+  if (q !== '') query.set('q', q);
+  for (const name of FILTERS) for (const value of (changes.filters ?? params.filters)[name] ?? []) query.append(name, value);
+  if (params.sort !== DEFAULT_SORT) query.set('sort', params.sort);
   if (page > 1) query.set('page', String(page));
   if (params.pageSize !== DEFAULT_PAGE_SIZE) query.set('pageSize', String(params.pageSize));
   const text = query.toString();
@@ -46,6 +58,7 @@ export function queryErrors(problems: readonly QueryProblem[]): FieldError[] {
     if (name === 'q') return { field: 'q', message: `Search words ${message}` };
     if (name === 'page') return { field: 'q', message: `The page number in the address ${message}: search again` };
     if (name === 'pageSize') return { field: 'q', message: `The number of results per page in the address ${message}: search again` };
+    if (name === 'sort') return { field: 'q', message: `The order in the address ${message}: search again` };
     return { field: 'q', message: `The ${name} filter in the address ${message}: search again` };
   });
 }
@@ -111,23 +124,64 @@ function facetsOf(params: SearchParams, answer: SearchResponse) {
   });
 }
 
-/** What the search page shows of an answer besides the cards. */
-export function searchPage(params: SearchParams, answer: SearchResponse, cards: Card[]) {
+/** The filters chosen, as a page title names them: "Brand: Acme, Colour: Red or Blue". */
+function filtersText(params: SearchParams): string {
+  return FILTERS.flatMap((name) => {
+    const values = params.filters[name] ?? [];
+    return values.length === 0 ? [] : [`${FILTER_LABEL[name]}: ${values.join(' or ')}`];
+  }).join(', ');
+}
+
+/**
+ * The page title: the words and the filters, so a tab, a bookmark and a screen reader's first words
+ * say which search this is ("Search: hoodie — Brand: Acme, Size: M"), browse too ("All products —
+ * Colour: Red"); then the page number, or that nothing was found.
+ */
+export function searchTitle(params: SearchParams, total: number): string {
+  const filters = filtersText(params);
+  const title = [params.q === '' ? 'All products' : `Search: ${params.q}`, ...(filters === '' ? [] : [filters])].join(' — ');
+  if (total === 0) return `${title} (no results)`;
+  return params.page > 1 ? `${title} (page ${params.page})` : title;
+}
+
+/** What the page says when nothing was found: which words matched nothing, what to try instead, and a way out of the filters. */
+function emptyState(params: SearchParams, spelling: DidYouMean, chosenCount: number) {
+  const quoted = (words: readonly string[]) => words.map((w) => `“${w}”`).join(', ');
+  const words = params.q === '' ? [] : params.q.split(/\s+/);
+  const filtered = chosenCount > 0;
+  return {
+    message: params.q !== '' ? `No products match “${params.q}”${filtered ? ' with these filters' : ''}.`
+      : filtered ? 'No products match these filters.' : 'There are no products to show.',
+    unmatched: spelling.unmatched.length === 0 ? ''
+      : `${spelling.unmatched.length === 1 ? 'This word matched nothing' : 'These words matched nothing'}: ${quoted(spelling.unmatched)}.`,
+    allWords: params.q !== '' && spelling.unmatched.length === 0 && !filtered && words.length > 1,
+    suggestions: spelling.suggestions.map((q) => ({ text: q, href: searchUrl(params, 1, { q }) })),
+  };
+}
+
+/** What the search page shows of an answer besides the cards; `spelling` when the answer is empty ("did you mean"). */
+export function searchPage(params: SearchParams, answer: SearchResponse, cards: Card[], spelling: DidYouMean = { unmatched: [], suggestions: [] }) {
   const first = answer.total === 0 ? 0 : (params.page - 1) * params.pageSize + 1;
   const heading = params.q === '' ? 'All products' : `Results for “${params.q}”`;
+  const chosenCount = FILTERS.reduce((n, name) => n + (params.filters[name]?.length ?? 0), 0);
   return {
-    title: params.q === '' ? (params.page > 1 ? `All products (page ${params.page})` : 'Search products') : `${heading} (page ${params.page})`,
+    title: searchTitle(params, answer.total),
     heading,
     q: params.q,
     cards,
     facets: facetsOf(params, answer),
     hidden: (['size', 'stratificationCode'] as const).flatMap((name) => (params.filters[name] ?? []).map((value) => ({ name, value }))),
     pageSize: params.pageSize === DEFAULT_PAGE_SIZE ? undefined : params.pageSize,
+    sortOptions: SORTS.map((value) => ({ value, label: SORT_LABEL[value], selected: value === params.sort })),
     total: answer.total,
     totalText: formatQuantity(answer.total),
     range: answer.total === 0 ? '' : `${formatQuantity(first)} to ${formatQuantity(first + answer.data.length - 1)}`,
     paging: pageLinks(params, answer.total),
-    clearHref: params.q === '' ? '/' : `/?q=${encodeURIComponent(params.q)}`,
-    chosenCount: FILTERS.reduce((n, name) => n + (params.filters[name]?.length ?? 0), 0),
+    clearHref: searchUrl(params, 1, { filters: {} }),
+    chosenCount,
+    // Nothing found and nothing chosen: no filter panel at all (it would offer no value to tick).
+    showFilters: answer.total > 0 || chosenCount > 0,
+    filtersSummary: chosenCount === 0 ? 'Filters' : `Filters (${chosenCount} applied)`,
+    empty: answer.total === 0 ? emptyState(params, spelling, chosenCount) : undefined,
   };
 }

@@ -5,6 +5,7 @@ import { createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { addToBasket, readBasket } from '../../src/modules/baskets/baskets.service.js';
 import { formatMoney } from '../../src/platform/format.js';
 import { parsePaste } from '../../src/portal/quick-order.js';
+import { refresh } from '../../src/modules/search/search.indexer.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { EAN_HOODIE_L, EAN_LUXE, PASSWORD, seedCatalogue } from './catalogue-fixture.js';
 import { Browser, seedUser } from './portal-helpers.js';
@@ -52,7 +53,7 @@ describe('buyer portal: catalogue pages', () => {
     const { b } = await buyer();
     const res = await b.get('/?q=hoddie&colour=Black');
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /<title>Results for “hoddie” \(page 1\) – Portway<\/title>/);
+    assert.match(res.body, /<title>Search: hoddie — Colour: Black – Portway<\/title>/);
     assert.match(res.body, /<label class="field__label" for="q">/);
     assert.match(res.body, /<input class="field__input" id="q" name="q" type="search" autocomplete="off" spellcheck="false" value="hoddie">/);
     assert.deepEqual(cardTitles(res.body), ['Chaz Kangaroo Hoodie (Black)']);
@@ -80,6 +81,74 @@ describe('buyer portal: catalogue pages', () => {
     assert.deepEqual(cardTitles(none.body), []);
     assert.match(none.body, /No products match/);
     assert.match(none.body, /href="\/">Clear filters<\/a>/);
+  });
+
+  it('the page title names the words and the filters, browse too', async () => {
+    const { b } = await buyer();
+    const title = async (url: string) => decode(/<title>([^<]*)<\/title>/.exec((await b.get(url)).body)?.[1] ?? '');
+    assert.equal(await title('/?q=hoodie&brand=Acme+Apparel&colour=Red&colour=Black'), 'Search: hoodie — Brand: Acme Apparel, Colour: Red or Black – Portway');
+    assert.equal(await title('/?colour=Navy&size=M&page=2'), 'All products — Colour: Navy, Size: M (page 2) – Portway');
+    assert.equal(await title('/'), 'All products – Portway');
+    assert.equal(await title('/?q=hudie'), 'Search: hudie (no results) – Portway');
+  });
+
+  it('sorts by relevance, name or newest from a menu, kept in the paging links', async () => {
+    const { b } = await buyer();
+    const page = await b.get('/?sort=name&pageSize=3');
+    assert.equal(page.statusCode, 200);
+    assert.deepEqual(cardTitles(page.body), ['Aero Daily Tee (White)', 'Chaz Kangaroo Hoodie (Black)', 'Chaz Kangaroo Hoodie (Red)']);
+    assert.match(page.body, /<label class="sort__label" for="sort">Sort by<\/label>\s*<select class="sort__select" id="sort" name="sort">/);
+    const options = [...page.body.matchAll(/<option value="([a-z]+)"( selected)?>([^<]+)<\/option>/g)].map((m) => `${m[1]}:${m[3]}${m[2] ? ' (selected)' : ''}`);
+    assert.deepEqual(options, ['relevance:Relevance', 'name:Name (A to Z) (selected)', 'newest:Newest first']);
+    assert.match(page.body, /<a href="\/\?sort=name&amp;page=2&amp;pageSize=3" rel="next">/, 'the next page in the same order');
+    assert.match(page.body, /<button type="submit" class="button button--secondary sort__button js-hidden">Sort<\/button>/, 'without script, a button applies it');
+    await t.pool.query("UPDATE products SET created_at = now() + interval '1 day' WHERE sku = 'TT07'");
+    await refresh(t.pool);
+    assert.deepEqual(cardTitles((await b.get('/?sort=newest&pageSize=1')).body), ['Team Tee 7 (Navy)'], 'the colourway first seen most recently');
+    const bad = await b.get('/?sort=price');
+    assert.equal(bad.statusCode, 400);
+    assert.match(decode(bad.body), /The order in the address must be one of relevance, name, newest; got "price": search again/);
+  });
+
+  it('filters sit in a disclosure that says how many are applied, with a button for when there is no script', async () => {
+    const { b } = await buyer();
+    const none = await b.get('/?q=hoodie');
+    assert.match(none.body, /<details class="catalogue__filters filters">\s*<summary class="filters__summary">Filters<\/summary>/);
+    const two = await b.get('/?q=hoodie&colour=Red&gender=Men');
+    assert.match(two.body, /<summary class="filters__summary">Filters \(2 applied\)<\/summary>/);
+    assert.match(two.body, />Apply filters<\/button>/);
+    assert.match(two.body, /<p><a href="\/\?q=hoodie">Clear filters<\/a><\/p>/, 'clearing keeps the words');
+    // The count and the sort come before the filters, the cards after them: a phone shows the results first.
+    const order = ['class="results-count"', 'id="sort"', '<details', 'class="cards"'].map((s) => two.body.indexOf(s));
+    assert.deepEqual([...order].sort((x, y) => x - y), order, String(order));
+  });
+
+  it('finding nothing: did you mean, the words that matched nothing, and no empty filter panel', async () => {
+    const { b } = await buyer();
+    const res = await b.get('/?q=hudie');
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /<p class="results-count" role="status">No products match “hudie”.<\/p>/);
+    assert.match(res.body, /<p>This word matched nothing: “hudie”.<\/p>/);
+    assert.match(res.body, /Did you mean <a href="\/\?q=hoodie">hoodie<\/a>\?/);
+    assert.doesNotMatch(res.body, /<details|Apply filters|Clear filters|id="sort"/, 'nothing to filter or sort');
+    assert.match(res.body, /class="catalogue catalogue--no-filters"/);
+
+    const two = await b.get('/?q=hudie+chaz');
+    assert.match(two.body, /Did you mean <a href="\/\?q=hoodie\+chaz">hoodie chaz<\/a>\?/, 'the words that matched kept');
+
+    const together = await b.get('/?q=chaz+aero');
+    assert.match(together.body, /No product has all of these words\. Try fewer words\./);
+    assert.doesNotMatch(together.body, /matched nothing|Did you mean/);
+
+    const restricted = await b.get('/?q=kashmire');
+    assert.match(restricted.body, /This word matched nothing: “kashmire”./);
+    assert.doesNotMatch(restricted.body, /Did you mean|cashmere/i, 'a restricted brand\'s words are never offered');
+
+    const filtered = await b.get('/?q=hoodie&colour=Navy');
+    assert.match(filtered.body, /No products match “hoodie” with these filters\./);
+    assert.match(filtered.body, /<a href="\/\?q=hoodie">Clear filters<\/a> to widen the search\./);
+    assert.match(filtered.body, /<summary class="filters__summary">Filters \(1 applied\)<\/summary>/, 'the chosen filter stays, to be unticked');
+    assert.match(filtered.body, /name="colour" value="Navy" checked>/);
   });
 
   it('an empty query browses everything the account may see, paged with accessible links', async () => {

@@ -1,15 +1,17 @@
 /**
- * The search module's front door: search, suggest and browse (the public API's routes and the
- * portal's pages), the documents a product page is built from, and the index's maintenance (the
- * indexer main.ts starts, `portway index`, the /metrics gauges).
+ * The search module's front door: search, suggest, browse and "did you mean" (the public API's
+ * routes and the portal's pages), the documents a product page is built from, and the index's
+ * maintenance (the indexer main.ts starts, `portway index`, the /metrics gauges).
  */
 export { searchRoutes } from './search.routes.js';
 export {
-  colourwaySkus, productColourways, referenceData, search, suggest, type ProductColourways, type ReferenceData, type SearchDeps,
+  colourwaySkus, didYouMean, productColourways, referenceData, search, suggest,
+  type DidYouMean, type ProductColourways, type ReferenceData, type SearchDeps,
 } from './search.service.js';
 export { SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
 export {
-  DEFAULT_PAGE_SIZE, FILTERS, parseSearchParams, parseSuggestParams, type Filter, type SearchParams, type SuggestParams,
+  DEFAULT_PAGE_SIZE, DEFAULT_SORT, FILTERS, SORTS, parseSearchParams, parseSuggestParams,
+  type Filter, type SearchParams, type Sort, type SuggestParams,
 } from './search.params.js';
 export { FACETS, type Facet } from './search.queries.js';
 export { SearchResponseSchema, SuggestResponseSchema, type SearchResponse, type SuggestResponse } from './search.schemas.js';

@@ -19,6 +19,8 @@ export interface SearchVariant {
   brandCode: string | null;
   styleDescription: string | null;
   fabricComposition: string | null;
+  /** When Portway first learned the SKU (products.created_at), where the reader asked for it: `sort=newest`. */
+  createdAt?: Date | string | null;
 }
 
 /** A category row: service-owned reference data `{code, name, parentCode}`. */
@@ -181,4 +183,32 @@ export function buildDocuments(
   const documents = new Map<string, SearchDocument>();
   for (const [key, group] of byKey) documents.set(key, buildDocument(group, categories, brandNames));
   return documents;
+}
+
+/**
+ * What `sort=name` orders a document by: the name a card shows (Description, else ProductNo) without
+ * accents and other marks, lowercased, compared in byte order. Kept beside the document by the
+ * indexer, so the order is the same on every server whatever its collation, and `Émile` comes
+ * between `Ebony` and `Ezra`, not after `Zip`.
+ */
+export function sortName(document: Pick<SearchDocument, 'Description' | 'ProductNo'>): string {
+  return (document.Description ?? document.ProductNo).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/**
+ * What `sort=newest` orders documents by: when Portway first learned of each colourway, the
+ * earliest `createdAt` of its variants (to the millisecond), by key; a key none of whose variants
+ * carries one is absent.
+ */
+export function firstSeenByKey(variants: readonly SearchVariant[]): Map<string, string> {
+  const earliest = new Map<string, number>();
+  for (const variant of variants) {
+    const key = variantKey(variant);
+    if (key === undefined || variant.createdAt === undefined || variant.createdAt === null) continue;
+    const time = new Date(variant.createdAt).getTime();
+    if (Number.isNaN(time)) continue;
+    const known = earliest.get(key);
+    if (known === undefined || time < known) earliest.set(key, time);
+  }
+  return new Map([...earliest].map(([key, time]) => [key, new Date(time).toISOString()]));
 }

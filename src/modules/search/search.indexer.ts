@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { inTransaction, withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
-import { buildDocuments, variantKey, type SearchVariant } from './search.documents.js';
+import { buildDocuments, firstSeenByKey, variantKey, type SearchVariant } from './search.documents.js';
 import {
   LOOP_LOCK, REBUILD_LOCK, UPSERT_BATCH, addWords, changedProducts, colourwaysOf, deleteDocuments, deletedProducts, deletionLog,
   documentIds, documentsOfChangedBrands, dropOtherGenerations, dropUnheldWords, forgetDeletions, indexStatus as readIndexStatus, lockIndexWrites,
@@ -162,7 +162,7 @@ class DocumentWriter {
   async write(variants: readonly SearchVariant[], untouched: readonly string[] = []): Promise<void> {
     const documents = buildDocuments(variants, this.reference.categories, this.reference.brandNames);
     const sorted = [...documents.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-    const written = await upsertDocuments(this.tx, this.generation, sorted);
+    const written = await upsertDocuments(this.tx, this.generation, sorted, { firstSeen: firstSeenByKey(variants) });
     if (this.words) await addWords(this.tx, this.generation, written);
     await this.keepHeldWords([...sorted.map((d) => d.id), ...untouched]);
     for (const id of documents.keys()) this.built.add(id);

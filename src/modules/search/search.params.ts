@@ -20,11 +20,21 @@ export const MAX_QUERY_WORDS = 32;
 export const FILTERS = ['brand', 'category', 'colour', 'gender', 'size', 'stratificationCode'] as const;
 export type Filter = (typeof FILTERS)[number];
 
+/**
+ * The orders a search can be listed in: `relevance` (the default: exact words first, then rank; with
+ * no words, the default `id` order), `name` (the name a card shows, A to Z) and `newest` (the
+ * colourway Portway first learned of most recently first). Ties always go by `id`.
+ */
+export const SORTS = ['relevance', 'name', 'newest'] as const;
+export type Sort = (typeof SORTS)[number];
+export const DEFAULT_SORT: Sort = 'relevance';
+
 export interface SearchParams {
   /** The query text as sent, trimmed; empty lists everything the customer may see. */
   q: string;
   /** Each filter's values, each once, in the order sent; a filter with no value is absent. */
   filters: Partial<Record<Filter, string[]>>;
+  sort: Sort;
   page: number;
   pageSize: number;
 }
@@ -61,8 +71,18 @@ export function parseSearchParams(query: Query): SearchParams {
     const kept = [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
     if (kept.length > 0) filters[name] = kept;
   }
+  const sort = readSort(params);
   params.check();
-  return { q, filters, page, pageSize };
+  return { q, filters, sort, page, pageSize };
+}
+
+/** `sort`: one of SORTS, exactly as listed; absent or empty is the default. */
+function readSort(params: QueryParams): Sort {
+  const text = params.text('sort');
+  if (text === undefined || text === '') return DEFAULT_SORT;
+  const sort = SORTS.find((s) => s === text);
+  if (sort === undefined) params.problem('sort', `must be one of ${SORTS.join(', ')}; got "${text.slice(0, 40)}"`);
+  return sort ?? DEFAULT_SORT;
 }
 
 /** `GET /suggest`'s parameters, or the refusal naming every bad one. */

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import { brandCodesSql, brandVisibleSql } from '../catalogue/index.js';
 import type { SearchDocument, SearchVariant } from './search.documents.js';
-import type { Filter } from './search.params.js';
+import type { Filter, Sort } from './search.params.js';
 
 /**
  * The reads of search, suggest and browse. Each is one statement, given the account's lists as
@@ -70,9 +70,22 @@ export interface SearchQuery {
   /** `searchWords(q)`: none lists everything the account may see. */
   words: readonly string[];
   filters: Partial<Record<Filter, readonly string[]>>;
+  sort: Sort;
   limit: number;
   offset: number;
 }
+
+/**
+ * The page's order for each sort, over the columns `matched` gives it (`prefix`: a table alias and
+ * its dot). Ties go by `id` in byte order, so pages never repeat or skip a document.
+ */
+const ORDER: Record<Sort, (prefix: string) => string> = {
+  relevance: (p) => `${p}exact DESC, ${p}rank DESC, ${p}id COLLATE "C"`,
+  name: (p) => `${p}sort_name COLLATE "C", ${p}id COLLATE "C"`,
+  newest: (p) => `${p}first_seen DESC NULLS LAST, ${p}id COLLATE "C"`,
+};
+/** The columns of search_documents a sort reads besides those of relevance. */
+const SORT_COLUMNS: Record<Sort, string> = { relevance: '', name: ', d.sort_name', newest: ', d.first_seen' };
 
 export interface SearchAnswer {
   total: number;
@@ -156,7 +169,7 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
     SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 6}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
   ), matched AS MATERIALIZED (
     SELECT * FROM (
-      SELECT d.id, d.brand, d.category, d.colour, d.gender,
+      SELECT d.id, d.brand, d.category, d.colour, d.gender${SORT_COLUMNS[query.sort]},
              ${text ? `d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank` : 'true AS exact, 0::real AS rank'}
              ${filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('')}
         FROM search_documents d, f
@@ -167,10 +180,10 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
            ${FACETS.map((name) => `count(*) FILTER (WHERE ${all(FACET_FILTER[name])}) AS ${counted(name)}`).join(', ')}
       FROM matched m GROUP BY GROUPING SETS ((brand), (colour), (gender), (category))
   ), page AS (
-    SELECT id, exact, rank FROM matched m WHERE ${all()} ORDER BY exact DESC, rank DESC, id COLLATE "C" LIMIT $3 OFFSET $4
+    SELECT * FROM matched m WHERE ${all()} ORDER BY ${ORDER[query.sort]('m.')} LIMIT $3 OFFSET $4
   )
   SELECT (SELECT coalesce(sum(n_all), 0) FROM facet_counts WHERE g = ${FACET_GROUPING.Brand})::integer AS total,
-         (SELECT coalesce(json_agg(d.document ORDER BY p.exact DESC, p.rank DESC, p.id COLLATE "C"), '[]')
+         (SELECT coalesce(json_agg(d.document ORDER BY ${ORDER[query.sort]('p.')}), '[]')
             FROM page p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id) AS data,
          ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}`;
 }
@@ -187,6 +200,77 @@ export async function searchDocuments(db: Queryable, query: SearchQuery): Promis
     data: row.data,
     facets: { Brand: row.Brand, Category: row.Category, Colour: row.Colour, Gender: row.Gender },
   };
+}
+
+/** Query words shorter than this get no "did you mean": one edit away from a short word is half the vocabulary. */
+export const MIN_SPELLING_LENGTH = 3;
+/** Candidates per unmatched word read from search_words, closest first, before checking the account may see them. */
+const SPELLING_CANDIDATES = 20;
+/** Documents counted per candidate: enough to prefer a common word to a rare one, without counting thousands. */
+const SPELLING_HITS = 100;
+
+export interface SpellingCandidate {
+  /** The position of the unmatched word in the query's words, from 0. */
+  word: number;
+  /** An indexed word close to it. */
+  text: string;
+}
+
+export interface SpellingAnswer {
+  /** Positions of the words that, under the matching rules, match no document the account may see. */
+  unmatched: number[];
+  /**
+   * Words of the index close to each unmatched word, best first, each held by a document the
+   * account may see together with every word that did match.
+   */
+  candidates: SpellingCandidate[];
+}
+
+/** A column of search_words as a tsquery literal: quoted, quotes and backslashes escaped (no dictionary applies to a cast). */
+const lexemeSql = (column: string): string => `('''' || replace(replace(${column}, '\\', '\\\\'), '''', '''''') || '''')`;
+
+/**
+ * What a search that found nothing missed, for "did you mean": which words match nothing the account
+ * may see (each word's alternatives as the search itself builds them, `TEXT_CTE`), and for each of
+ * those of MIN_SPELLING_LENGTH characters or more, the indexed words (search_words, the index's
+ * vocabulary) one edit away (two from 4 characters), closest first. A candidate counts only when a
+ * document the account may see holds it together with every word that did match, so neither a
+ * restricted brand's words nor a word that cannot make the query find something are offered; of
+ * two as close, the one more documents hold comes first. One statement, entitlement inside it.
+ */
+export async function spellingCandidates(db: Queryable, brands: BrandLists, words: readonly string[]): Promise<SpellingAnswer> {
+  const shown = (condition: string) => `SELECT 1 FROM search_documents d
+                   WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$3', 'd.brand_key')} AND ${condition}`;
+  const { rows } = await db.query<SpellingAnswer>(
+    `WITH ${TEXT_CTE},
+     per_word AS (
+       SELECT w.ord, w.w, a.loose, CASE WHEN length(w.w) >= 4 THEN 2 ELSE 1 END AS edits,
+              EXISTS (${shown(`d.search @@ ('(' || a.loose || ')')::tsquery`)}) AS found
+         FROM words w JOIN alternatives a USING (ord)
+     ), held AS (
+       SELECT coalesce(' & ' || string_agg('(' || loose || ')', ' & ' ORDER BY ord), '') AS loose FROM per_word WHERE found
+     ), candidates AS (
+       SELECT p.ord, c.word, c.distance, c.similarity
+         FROM per_word p CROSS JOIN LATERAL (
+           SELECT sw.word, levenshtein_less_equal(sw.word, p.w, p.edits) AS distance, similarity(sw.word, p.w) AS similarity
+             FROM search_words sw
+            WHERE length(sw.word) BETWEEN greatest(${MIN_SPELLING_LENGTH}, length(p.w) - p.edits) AND length(p.w) + p.edits
+              AND sw.word <> p.w AND levenshtein_less_equal(sw.word, p.w, p.edits) <= p.edits
+            ORDER BY distance, similarity DESC, sw.word COLLATE "C" LIMIT ${SPELLING_CANDIDATES}
+         ) c
+        WHERE NOT p.found AND length(p.w) >= ${MIN_SPELLING_LENGTH}
+     ), counted AS (
+       SELECT c.*, (SELECT count(*) FROM (${shown(`d.search @@ (${lexemeSql('c.word')} || (SELECT loose FROM held))::tsquery`)}
+                                          LIMIT ${SPELLING_HITS}) x) AS hits
+         FROM candidates c
+     )
+     SELECT (SELECT coalesce(json_agg(ord - 1 ORDER BY ord), '[]') FROM per_word WHERE NOT found) AS unmatched,
+            (SELECT coalesce(json_agg(json_build_object('word', ord - 1, 'text', word)
+                                      ORDER BY ord, distance, hits DESC, similarity DESC, word COLLATE "C"), '[]')
+               FROM counted WHERE hits > 0) AS candidates`,
+    [brands.allowed, words, brands.indent],
+  );
+  return rows[0] as SpellingAnswer;
 }
 
 export interface Suggestion {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import type { SearchCategory, SearchDocument, SearchVariant } from './search.documents.js';
+import { sortName, type SearchCategory, type SearchDocument, type SearchVariant } from './search.documents.js';
 
 /**
  * SQL of the search index (migrations/1764000000900_search_index.sql). Only the indexer writes
@@ -52,7 +52,7 @@ export async function saveState(
 
 const VARIANT_COLUMNS = `p.sku, p.master_product_no AS "masterProductNo", p.name, p.description, p.blocked, p.category, p.size,
   p.color, p.stratification_code AS "stratificationCode", p.gender, p.brand_code AS "brandCode",
-  p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition"`;
+  p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition", p.created_at AS "createdAt"`;
 
 /** A product written since the watermark: what decides its document, and the document it was last indexed in. */
 export interface ChangedProduct extends Pick<SearchVariant, 'sku' | 'masterProductNo' | 'color'> {
@@ -296,33 +296,47 @@ export async function wordsOf(tx: Queryable, generation: number, ids: readonly s
 /** Documents per upsert statement: its JSON parameter stays a few hundred kB however many are written. */
 export const UPSERT_BATCH = 500;
 
+export interface UpsertOptions {
+  /** Documents per statement (UPSERT_BATCH unless given). */
+  batch?: number;
+  /** When Portway first learned of each document's colourway (`firstSeenByKey`), by id: null when absent. */
+  firstSeen?: ReadonlyMap<string, string>;
+}
+
 /**
  * Upserts the documents, `batch` per statement (a document that would not change is not rewritten),
  * and returns the ids written. `search` weights Description A and the other searchable texts B.
+ * Beside each document go what `sort=name` and `sort=newest` order by (`sortName`, `firstSeen`).
  */
 export async function upsertDocuments(
-  tx: Queryable, generation: number, documents: readonly SearchDocument[], batch = UPSERT_BATCH,
+  tx: Queryable, generation: number, documents: readonly SearchDocument[], options: UpsertOptions = {},
 ): Promise<string[]> {
+  const batch = options.batch ?? UPSERT_BATCH;
+  const firstSeen = options.firstSeen ?? new Map<string, string>();
   const written: string[] = [];
   for (let i = 0; i < documents.length; i += batch) {
-    written.push(...await upsertBatch(tx, generation, documents.slice(i, i + batch)));
+    written.push(...await upsertBatch(tx, generation, documents.slice(i, i + batch), firstSeen));
   }
   return written;
 }
 
-async function upsertBatch(tx: Queryable, generation: number, documents: readonly SearchDocument[]): Promise<string[]> {
+async function upsertBatch(
+  tx: Queryable, generation: number, documents: readonly SearchDocument[], firstSeen: ReadonlyMap<string, string>,
+): Promise<string[]> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO search_documents (generation, id, product_no, description, brand, brand_code, colour, gender, fabric_type,
                                    sleeve_length, style_description, fabric_composition, stratification_code, category,
-                                   available_sizes, blocked, document, search, suggest)
+                                   available_sizes, blocked, document, search, suggest, sort_name, first_seen)
      SELECT $1, d->>'id', d->>'ProductNo', d->>'Description', d->>'Brand', d->>'BrandCode', d->>'Colour', d->>'Gender',
             d->>'FabricType', d->>'SleeveLength', d->>'StyleDescription', d->>'FabricComposition', d->>'StratificationCode',
             ARRAY(SELECT jsonb_array_elements_text(d->'Category')), ARRAY(SELECT jsonb_array_elements_text(d->'AvailableSizes')),
             (d->>'Blocked')::boolean, d,
             setweight(to_tsvector('simple', coalesce(d->>'Description', '')), 'A')
               || setweight(to_tsvector('simple', concat_ws(' ', d->>'ProductNo', d->>'Brand', d->>'Colour', d->>'StyleDescription', d->>'FabricComposition')), 'B'),
-            lower(concat_ws(' ', d->>'Description', d->>'Brand', d->>'ProductNo', d->>'Colour'))
-       FROM jsonb_array_elements($2::jsonb) d
+            lower(concat_ws(' ', d->>'Description', d->>'Brand', d->>'ProductNo', d->>'Colour')),
+            o.sort_name, o.first_seen
+       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(d, n)
+       JOIN unnest($3::text[], $4::timestamptz[]) WITH ORDINALITY AS o(sort_name, first_seen, n) USING (n)
      ON CONFLICT (generation, id) DO UPDATE SET
        product_no = excluded.product_no, description = excluded.description, brand = excluded.brand,
        brand_code = excluded.brand_code, colour = excluded.colour, gender = excluded.gender,
@@ -330,10 +344,11 @@ async function upsertBatch(tx: Queryable, generation: number, documents: readonl
        style_description = excluded.style_description, fabric_composition = excluded.fabric_composition,
        stratification_code = excluded.stratification_code, category = excluded.category,
        available_sizes = excluded.available_sizes, blocked = excluded.blocked, document = excluded.document,
-       search = excluded.search, suggest = excluded.suggest
-     WHERE search_documents.document IS DISTINCT FROM excluded.document
+       search = excluded.search, suggest = excluded.suggest, sort_name = excluded.sort_name, first_seen = excluded.first_seen
+     WHERE (search_documents.document, search_documents.sort_name, search_documents.first_seen)
+           IS DISTINCT FROM (excluded.document, excluded.sort_name, excluded.first_seen)
      RETURNING id`,
-    [generation, JSON.stringify(documents)],
+    [generation, JSON.stringify(documents), documents.map(sortName), documents.map((d) => firstSeen.get(d.id) ?? null)],
   );
   return rows.map((r) => r.id);
 }

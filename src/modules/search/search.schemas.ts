@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { nullableString } from '../../platform/schema/nullable.js';
 import { MAX_PAGE } from '../../platform/schema/query-params.js';
-import { DEFAULT_PAGE_SIZE, DEFAULT_TOP, MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_TOP } from './search.params.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, DEFAULT_TOP, MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_TOP, SORTS, type Sort } from './search.params.js';
 import { MAX_FACET_VALUES } from './search.queries.js';
 
 /** The 15 fields of a search document (interface "Search document"), in that order. */
@@ -67,6 +67,11 @@ export const SearchQuerySchema = Type.Object({
   gender: filterParam('Gender'),
   size: filterParam('A size the colourway has'),
   stratificationCode: filterParam('Stratification code'),
+  sort: Type.Unsafe<Sort>({
+    type: 'string', enum: [...SORTS], default: DEFAULT_SORT,
+    description: '`relevance`: exact words first, then by rank (no `q`: by `id`); `name`: by Description (else ProductNo), A to Z, ignoring case and accents; '
+      + '`newest`: the colourway Portway first learned of (its first SKU) most recently first. Ties by `id`; anything else is a 400',
+  }),
   ...pageParams,
 });
 export const SuggestQuerySchema = Type.Object({

@@ -5,7 +5,9 @@ import { buildDocuments, orderSizes, variantKey, type SearchDocument, type Searc
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
 import { answerBody, type SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
-import { browseColourways, searchContext, searchDocuments, suggestDocuments, type SearchContext } from './search.queries.js';
+import {
+  browseColourways, searchContext, searchDocuments, spellingCandidates, suggestDocuments, type SearchContext, type SpellingAnswer,
+} from './search.queries.js';
 import { masterForAccount, productsOfMasters, referenceData as readReferenceData, type ReferenceData } from './search.repository.js';
 import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.schemas.js';
 
@@ -38,13 +40,63 @@ export async function search(deps: SearchDeps, accountNo: string, params: Search
   // Filters compare without regard to case and as sets: one key for `colour=Red&colour=blue` and `colour=Blue&colour=red`.
   const filters = Object.fromEntries(Object.entries(params.filters)
     .map(([name, values]) => [name, [...new Set(values.map((v) => v.toLowerCase()))].sort()]));
-  return deps.answers.body('search', context, [words, filters, params.page, params.pageSize], async (): Promise<SearchResponse> => {
+  const key = [words, filters, params.sort, params.page, params.pageSize];
+  return deps.answers.body('search', context, key, async (): Promise<SearchResponse> => {
     // The lists of the context, which the kept answer is keyed by, are the ones the statement applies.
     const answer = await searchDocuments(deps.pool, {
-      brands: context, words, filters, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
+      brands: context, words, filters, sort: params.sort, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
     });
     return { ...answer, page: params.page, pageSize: params.pageSize };
   }, serialize);
+}
+
+/** "Did you mean": what a search that found nothing can say about its words. */
+export interface DidYouMean {
+  /** The words of the query (`searchWords`) that match nothing the account may see, in query order. */
+  unmatched: string[];
+  /**
+   * Queries to try instead, best first, at most MAX_SPELLING_SUGGESTIONS: the query's words with each
+   * unmatched word replaced by a close word of the index that a document the account may see holds
+   * together with the words that matched, or left out when there is none.
+   */
+  suggestions: string[];
+}
+
+export const MAX_SPELLING_SUGGESTIONS = 3;
+
+/**
+ * The queries `didYouMean` offers: first every unmatched word replaced by its best candidate (or
+ * left out when it has none), then the same with one word's next candidates. None when nothing
+ * would be left, and never the query itself.
+ */
+export function spellingSuggestions(words: readonly string[], spelling: SpellingAnswer): string[] {
+  const unmatched = new Set(spelling.unmatched);
+  const byWord = new Map<number, string[]>();
+  for (const c of spelling.candidates) byWord.set(c.word, [...(byWord.get(c.word) ?? []), c.text]);
+  const query = (choice: ReadonlyMap<number, string>) => words
+    .flatMap((word, i) => (!unmatched.has(i) ? [word] : choice.has(i) ? [choice.get(i) as string] : []))
+    .join(' ');
+  const best = new Map([...byWord].map(([i, texts]) => [i, texts[0] as string]));
+  const queries = [query(best)];
+  for (const [i, texts] of byWord) for (const text of texts.slice(1)) queries.push(query(new Map([...best, [i, text]])));
+  const typed = words.join(' ');
+  return [...new Set(queries)].filter((q) => q !== '' && q !== typed).slice(0, MAX_SPELLING_SUGGESTIONS);
+}
+
+/**
+ * "Did you mean" for a query that found nothing (the portal asks when a search's total is 0): the
+ * words that matched nothing, and queries to try instead (`spellingSuggestions`), from the index's
+ * vocabulary and under the account's rules. Kept like search answers, keyed by the same context.
+ */
+export async function didYouMean(deps: SearchDeps, accountNo: string, q: string): Promise<DidYouMean> {
+  const context = await contextOf(deps, accountNo);
+  const words = searchWords(q);
+  if (words.length === 0) return { unmatched: [], suggestions: [] };
+  const body = await deps.answers.body('did-you-mean', context, [words], async (): Promise<DidYouMean> => {
+    const spelling = await spellingCandidates(deps.pool, context, words);
+    return { unmatched: spelling.unmatched.map((i) => words[i] as string), suggestions: spellingSuggestions(words, spelling) };
+  }, (answer) => JSON.stringify(answer));
+  return JSON.parse(body.toString('utf8')) as DidYouMean;
 }
 
 /** The suggest answer's response body (`serialize`: the route's), kept or computed. */

@@ -1,4 +1,4 @@
-/* global document, window, fetch */
+/* global document, window, fetch, FormData, URLSearchParams, DOMParser */
 /* Portway buyer portal: small improvements on pages that work without it. No inline script (the
    pages' CSP allows only this origin's files); loaded with `defer`.
 
@@ -6,7 +6,13 @@
    a listbox popup. Typing asks the suggest service (debounced); Down/Up move through the
    suggestions (aria-activedescendant keeps focus in the box), Enter opens the highlighted product,
    Escape closes the list, and Enter with nothing highlighted submits the search form as without
-   script. The number of suggestions is announced in a polite live region. */
+   script. The number of suggestions is announced in a polite live region.
+
+   Filters and sort that apply as they change (the search form's `.catalogue`): ticking a filter or
+   choosing an order fetches the page the form would open, puts its results, filters and title in
+   place of these, keeps the address (history.replaceState) and focus on the same control, and
+   announces the new count in a polite live region. Their buttons are hidden (`.js-live` on <html>);
+   without script, or when the fetch fails, the form is submitted as without it. */
 (function () {
   'use strict';
 
@@ -137,4 +143,99 @@
 
   var boxes = document.querySelectorAll('.typeahead[data-suggest-url]');
   for (var i = 0; i < boxes.length; i += 1) typeahead(boxes[i]);
+
+  var WIDE = '(min-width: 56rem)';
+
+  // Where ::details-content cannot be styled, the stylesheet cannot show the filters beside the
+  // results on a wide screen: open the disclosure instead.
+  function openWhenWide(scope) {
+    var details = scope.querySelector('details.filters');
+    var styled = window.CSS && window.CSS.supports && window.CSS.supports('selector(::details-content)');
+    if (details && !styled && window.matchMedia && window.matchMedia(WIDE).matches) details.open = true;
+  }
+
+  function liveResults(form) {
+    if (!form.querySelector('.catalogue') || !window.fetch || !window.DOMParser || !window.FormData || !window.URLSearchParams) return;
+    document.documentElement.classList.add('js-live');
+    openWhenWide(form);
+    var status = document.createElement('div');
+    status.className = 'visually-hidden';
+    status.setAttribute('role', 'status');
+    status.setAttribute('aria-live', 'polite');
+    // Outside .catalogue, which is replaced: a live region announces changes, not its own arrival.
+    form.appendChild(status);
+    var request = 0;
+
+    function addressOf() {
+      var query = new URLSearchParams(new FormData(form)).toString();
+      return (form.getAttribute('action') || '/') + (query ? '?' + query : '');
+    }
+
+    // The same control in the new results: a filter by its name and value, the sort by its id; else the results.
+    function sameControl(scope, control) {
+      if (control.type === 'checkbox') {
+        var checkboxes = scope.querySelectorAll('input[type="checkbox"]');
+        for (var j = 0; j < checkboxes.length; j += 1) {
+          if (checkboxes[j].name === control.name && checkboxes[j].value === control.value) return checkboxes[j];
+        }
+      } else if (control.id) {
+        var byId = scope.querySelector('#' + control.id);
+        if (byId) return byId;
+      }
+      var results = scope.querySelector('.catalogue__results');
+      if (results) results.setAttribute('tabindex', '-1');
+      return results;
+    }
+
+    function show(page, url, control) {
+      var next = page.querySelector('form.catalogue-search .catalogue');
+      var current = form.querySelector('.catalogue');
+      if (!next || !current) throw new Error('not a search page');
+      var wasOpen = current.querySelector('details.filters[open]') !== null;
+      var count = next.querySelector('.results-count');
+      if (count) count.removeAttribute('role');
+      next = document.importNode(next, true);
+      current.parentNode.replaceChild(next, current);
+      var details = next.querySelector('details.filters');
+      if (details && wasOpen) details.open = true;
+      openWhenWide(next);
+      document.title = page.title;
+      var heading = page.querySelector('h1');
+      var ownHeading = document.querySelector('h1');
+      if (heading && ownHeading) ownHeading.textContent = heading.textContent;
+      window.history.replaceState(null, '', url);
+      var focus = sameControl(next, control);
+      if (focus) focus.focus();
+      // Emptied first, so the same count twice is still announced.
+      status.textContent = '';
+      window.setTimeout(function () { status.textContent = count ? count.textContent.trim() : ''; }, 50);
+    }
+
+    function update(control) {
+      var url = addressOf();
+      var mine = ++request;
+      var current = form.querySelector('.catalogue');
+      if (current) current.setAttribute('aria-busy', 'true');
+      fetch(url, { headers: { accept: 'text/html' }, credentials: 'same-origin' })
+        .then(function (res) {
+          // A redirect is the sign-in page (the session ended); an error status is a page of its own.
+          if (!res.ok || res.redirected) throw new Error('not a search page');
+          return res.text();
+        })
+        .then(function (html) {
+          if (mine !== request) return;
+          show(new DOMParser().parseFromString(html, 'text/html'), url, control);
+        })
+        .catch(function () { if (mine === request) window.location.assign(url); });
+    }
+
+    form.addEventListener('change', function (event) {
+      var target = event.target;
+      if (!target || !target.closest || !target.closest('.catalogue')) return;
+      if (target.type === 'checkbox' || target.tagName === 'SELECT') update(target);
+    });
+  }
+
+  var searchForm = document.querySelector('form.catalogue-search');
+  if (searchForm) liveResults(searchForm);
 }());

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  buildDocument, buildDocuments, categoryPath, documentKey, orderSizes, variantKey, type SearchCategory, type SearchVariant,
+  buildDocument, buildDocuments, categoryPath, documentKey, firstSeenByKey, orderSizes, sortName, variantKey, type SearchCategory, type SearchVariant,
 } from '../../../src/modules/search/search.documents.js';
 
 const variant = (sku: string, fields: Partial<SearchVariant> = {}): SearchVariant => ({
@@ -138,5 +138,24 @@ describe('search documents: Category', () => {
   it('joins the paths of variants in different categories, each name once', () => {
     const doc = buildDocument([variant('1', { category: 'MEN-HOODIES' }), variant('2', { category: 'MEN-TOPS' }), variant('3', { category: 'SALE' })], categories, brands);
     assert.deepEqual(doc.Category, ['Men', 'Tops', 'Hoodies & Sweatshirts', 'SALE']);
+  });
+
+  it('sortName: the name a card shows, without accents, lowercased', () => {
+    assert.equal(sortName({ Description: 'Émile Jacket', ProductNo: 'E1' }), 'emile jacket');
+    assert.equal(sortName({ Description: null, ProductNo: 'B9' }), 'b9');
+    assert.equal(sortName({ Description: 'ﬁne Ｔee', ProductNo: 'X' }), 'fine tee', 'compatibility forms folded too');
+    const names = ['Zephyr', 'émile', 'Ebony', 'apple', 'Anorak'].map((d) => sortName({ Description: d, ProductNo: 'X' }));
+    assert.deepEqual([...names].sort(), ['anorak', 'apple', 'ebony', 'emile', 'zephyr']);
+  });
+
+  it('firstSeenByKey: the earliest createdAt of each colourway\'s variants, to the millisecond', () => {
+    const seen = firstSeenByKey([
+      variant('MH01-M', { createdAt: new Date('2026-02-15T10:00:00.123Z') }),
+      variant('MH01-L', { createdAt: '2026-04-01T00:00:00Z' }),
+      variant('MH01-S', { createdAt: '2026-03-01 09:00:00+00' }),
+      variant('MH01-R', { color: 'Red', createdAt: null }),
+      variant('NONE', { masterProductNo: null, createdAt: '2020-01-01T00:00:00Z' }),
+    ]);
+    assert.deepEqual([...seen], [['mh01_black', '2026-02-15T10:00:00.123Z']], 'a colourway none of whose variants says when is absent');
   });
 });

@@ -307,7 +307,9 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     const search = doc.paths['/api/public/v1/search'].get;
     assert.deepEqual(search.security, [{ publicApiKey: [] }]);
     const names = (op: { parameters: Array<{ name: string; in: string }> }) => op.parameters.filter((p) => p.in === 'query').map((p) => p.name).sort();
-    assert.deepEqual(names(search), ['brand', 'category', 'colour', 'gender', 'page', 'pageSize', 'q', 'size', 'stratificationCode']);
+    assert.deepEqual(names(search), ['brand', 'category', 'colour', 'gender', 'page', 'pageSize', 'q', 'size', 'sort', 'stratificationCode']);
+    const sort = search.parameters.find((p: { name: string }) => p.name === 'sort');
+    assert.deepEqual([sort.schema.enum, sort.schema.default], [['relevance', 'name', 'newest'], 'relevance']);
     const answer = search.responses['200'].content['application/json'].schema;
     assert.deepEqual(Object.keys(answer.properties).sort(), ['data', 'facets', 'page', 'pageSize', 'total']);
     assert.deepEqual(Object.keys(answer.properties.data.items.properties), [

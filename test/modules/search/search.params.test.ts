@@ -22,11 +22,22 @@ function refusedPaths(call: () => unknown): string[] {
 
 describe('search parameters', () => {
   it('defaults: empty query, page 1, the default page size, no filters', () => {
-    assert.deepEqual(parseSearchParams({}), { q: '', filters: {}, page: 1, pageSize: DEFAULT_PAGE_SIZE });
+    assert.deepEqual(parseSearchParams({}), { q: '', filters: {}, sort: 'relevance', page: 1, pageSize: DEFAULT_PAGE_SIZE });
   });
 
   it('ignores unknown parameters', () => {
-    assert.deepEqual(parseSearchParams({ q: ' hoodie ', sort: 'price', foo: ['a', 'b'] }), { q: 'hoodie', filters: {}, page: 1, pageSize: DEFAULT_PAGE_SIZE });
+    assert.deepEqual(parseSearchParams({ q: ' hoodie ', order: 'price', foo: ['a', 'b'] }),
+      { q: 'hoodie', filters: {}, sort: 'relevance', page: 1, pageSize: DEFAULT_PAGE_SIZE });
+  });
+
+  it('takes sort as relevance, name or newest, empty as the default, and refuses anything else naming it', () => {
+    for (const sort of ['relevance', 'name', 'newest'] as const) assert.equal(parseSearchParams({ sort }).sort, sort);
+    assert.equal(parseSearchParams({ sort: '' }).sort, 'relevance');
+    for (const bad of ['price', 'Name', ' name', 'newest,name']) {
+      assert.deepEqual(refusedPaths(() => parseSearchParams({ sort: bad })), ['/sort'], bad);
+    }
+    assert.deepEqual(refusedPaths(() => parseSearchParams({ sort: ['name', 'newest'] })), ['/sort'], 'given twice');
+    assert.deepEqual(refusedPaths(() => parseSearchParams({ sort: 'price', page: '0' })), ['/page', '/sort'], 'every bad one named');
   });
 
   it('takes a repeated filter as a list, each value once, blank values dropped', () => {

@@ -20,7 +20,7 @@ describe('search repository', () => {
   it('upsertDocuments writes every document whatever the batch size, and rewrites only what changed', async () => {
     const generation = 7;
     const documents = [1, 2, 3, 4, 5].map((n) => document(n));
-    const written = await upsertDocuments(db.pool, generation, documents, 2);
+    const written = await upsertDocuments(db.pool, generation, documents, { batch: 2 });
     assert.deepEqual(written.sort(), documents.map((d) => d.id));
     const { rows } = await db.pool.query<{ document: SearchDocument }>(
       'SELECT document FROM search_documents WHERE generation = $1 ORDER BY id', [generation]);
@@ -28,8 +28,8 @@ describe('search repository', () => {
     assert.deepEqual((await wordsOf(db.pool, generation, ['m5_red'])).sort(), ['m5', 'number5', 'product', 'red']);
 
     const changed = documents.map((d, i) => (i === 3 ? { ...d, Blocked: true } : d));
-    assert.deepEqual(await upsertDocuments(db.pool, generation, changed, 2), ['m4_red']);
-    assert.deepEqual(await upsertDocuments(db.pool, generation, [], 2), []);
+    assert.deepEqual(await upsertDocuments(db.pool, generation, changed, { batch: 2 }), ['m4_red']);
+    assert.deepEqual(await upsertDocuments(db.pool, generation, [], { batch: 2 }), []);
   });
 
   it('dropUnheldWords drops only the candidates no document holds, probing a few or scanning for many', async () => {
