@@ -9,7 +9,7 @@ import { buildTestApp, putAdmin, putBatch, type TestApp } from '../../helpers/ap
  * the customer rules (blocked, brand entitlement) inside the query, facets, paging, typos, bad input.
  */
 
-interface Doc { id: string; Brand: string | null; Category: string[]; Colour: string; Description: string | null }
+interface Doc { id: string; Brand: string | null; Category: string[]; Colour: string; Description: string | null; images: Array<{ url: string; alt: string | null }> }
 interface FacetValue { value: string; count: number }
 interface SearchBody { data: Doc[]; facets: Record<'Brand' | 'Category' | 'Colour' | 'Gender', FacetValue[]>; total: number; page: number; pageSize: number }
 
@@ -303,8 +303,7 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
   });
 
   it('answers each colourway\'s pictures: in search once the index has them (a kept answer is not served after), in browse at once', async () => {
-    type Pictured = { id: string; images: Array<{ url: string; alt: string | null }> };
-    const urls = (body: { data: Pictured[] }) => Object.fromEntries(body.data.map((d) => [d.id, d.images.map((i) => i.url)]));
+    const urls = (body: { data: Doc[] }) => Object.fromEntries(body.data.map((d) => [d.id, d.images.map((i) => i.url)]));
     assert.deepEqual(urls(await searchAs('OPEN', 'q=chaz')), { mh01_black: [], mh01_red: [] });
     const media = await putBatch(t, '/catalogue/media', [
       { masterProductNo: 'MH01', images: [{ url: 'https://cdn.example.com/mh01.jpg', alt: 'Chaz hoodie, flat' }] },
@@ -314,7 +313,7 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     const browse = async () => {
       const res = await get('/products?category=HOODIES');
       assert.equal(res.statusCode, 200, res.body);
-      return urls(res.json() as { data: Pictured[] });
+      return urls(res.json() as { data: Doc[] });
     };
     const pictured = {
       mh01_black: ['https://cdn.example.com/mh01.jpg'],
@@ -325,8 +324,8 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     await refresh(t.pool);
     const found = await searchAs('OPEN', 'q=chaz');
     assert.deepEqual(urls(found), pictured);
-    assert.deepEqual((found.data as unknown as Pictured[]).find((d) => d.id === 'mh01_black')?.images, [{ url: 'https://cdn.example.com/mh01.jpg', alt: 'Chaz hoodie, flat' }]);
-    assert.equal((found.data as unknown as Pictured[]).find((d) => d.id === 'mh01_red')?.images[0]?.alt, null);
+    assert.deepEqual(found.data.find((d) => d.id === 'mh01_black')?.images, [{ url: 'https://cdn.example.com/mh01.jpg', alt: 'Chaz hoodie, flat' }]);
+    assert.equal(found.data.find((d) => d.id === 'mh01_red')?.images[0]?.alt, null);
   });
 
   it('documents the three endpoints, their parameters and answers in /openapi.json', async () => {
