@@ -23,7 +23,7 @@ const URL_RULE = 'must be an absolute https URL (http only for a loopback host: 
  */
 export function imageUrlProblem(url: string): string | undefined {
   // The URL parser forgives what a browser might not ("https:host", spaces); the stored text is served as sent.
-  if (!/^https?:\/\/[^/\s]/i.test(url) || /[\s\u0000-\u001f\u007f]/.test(url)) return URL_RULE;
+  if (!/^https?:\/\/[^/\s]/i.test(url) || /[\s\p{Cc}]/u.test(url)) return URL_RULE;
   let parsed: URL;
   try {
     parsed = new URL(url);
