@@ -2,8 +2,7 @@
 export { catalogueAdminRoutes, catalogueIntegrationRoutes } from './catalogue.routes.js';
 export { listBrands, setBrand, type Brand } from './reference.service.js';
 export {
-  ImageAnswerSchema, MAX_IMAGES, REFERENCE_CODE_LENGTH,
-  type BrandItem, type CategoryItem, type ImageAnswer, type MediaImage, type MediaItem, type ProductItem,
+  ImageAnswerSchema, REFERENCE_CODE_LENGTH, type BrandItem, type CategoryItem, type ImageAnswer, type MediaItem, type ProductItem,
 } from './catalogue.schemas.js';
 // The search key rule: search documents are keyed by it, and pictures are stored under it.
 export { colourwayKey } from './colourway-key.js';
