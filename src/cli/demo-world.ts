@@ -1,4 +1,4 @@
-import type { BrandItem, CategoryItem, ProductItem } from '../modules/catalogue/index.js';
+import type { BrandItem, CategoryItem, MediaItem, ProductItem } from '../modules/catalogue/index.js';
 import type { CustomerItem } from '../modules/customers/index.js';
 import type { FreightRateItem, PackageTypeItem, PostcodeRouteItem } from '../modules/freight/index.js';
 import type { InventoryItem } from '../modules/inventory/index.js';
@@ -7,12 +7,14 @@ import { gs1CheckDigit } from '../modules/lookup/index.js';
 import type { PriceRuleItem } from '../modules/pricing/index.js';
 import type { AreaItem, GstPostingRatesItem, JurisdictionItem } from '../modules/tax/index.js';
 import { seededRandom } from '../platform/seeded-random.js';
+import { demoPicturePath, type DemoGarment } from '../portal/demo-pictures.js';
 
 /**
  * The demo world `portway demo` loads: a small apparel wholesaler's catalogue (about 40 styles in
  * colours and sizes, a few hundred variants) under a three-level category tree and four brands,
  * stock at two warehouses, price rules, freight and tax for the demo customer's ship-tos, and that
- * customer with a buyer. Everything is generated here from fixed lists and a seeded generator, so
+ * customer with a buyer, and pictures of every colourway that the service draws itself.
+ * Everything is generated here from fixed lists and a seeded generator, so
  * every run sends the same items (only the dates of receipts and ledger entries follow the day the
  * command runs, so they stay in the future or in the past as meant).
  */
@@ -25,6 +27,8 @@ export interface DemoWorld {
   readonly brands: readonly BrandItem[];
   readonly categories: readonly CategoryItem[];
   readonly products: readonly ProductItem[];
+  /** Pictures drawn by the service itself (`/assets/demo/…`), addressed under PUBLIC_URL. */
+  readonly media: readonly MediaItem[];
   readonly inventory: readonly InventoryItem[];
   readonly priceRules: readonly PriceRuleItem[];
   readonly routes: readonly PostcodeRouteItem[];
@@ -79,6 +83,18 @@ const C = {
   SND: ['SND', 'Sand'], RED: ['RED', 'Brick Red'], BLU: ['BLU', 'Ocean Blue'], PNK: ['PNK', 'Dusty Pink'], CHR: ['CHR', 'Charcoal'],
   YEL: ['YEL', 'Fluoro Yellow'], ORG: ['ORG', 'Fluoro Orange'], STN: ['STN', 'Stone'], KHK: ['KHK', 'Khaki'],
 } as const;
+
+/** Each colour as the demo's pictures draw it. */
+const COLOUR_HEX: Readonly<Record<string, string>> = {
+  Black: '232323', White: 'f7f7f5', Navy: '1d2a44', 'Grey Marle': '9a9b9d', Olive: '5b6236', Sand: 'd8c7a1', 'Brick Red': '9c3b2e',
+  'Ocean Blue': '2f6f9f', 'Dusty Pink': 'd9a5a8', Charcoal: '3c3f44', 'Fluoro Yellow': 'e3f03a', 'Fluoro Orange': 'ff7a1a',
+  Stone: 'bfb6a3', Khaki: '8a7f55',
+};
+
+/** The silhouette each garment is drawn as. */
+const PICTURED: Readonly<Record<Garment, DemoGarment>> = {
+  TEE: 'tee', TANK: 'tank', HOODIE: 'hoodie', JACKET: 'jacket', PANTS: 'pants', SHORTS: 'shorts', HIVIS: 'hivis', CAP: 'cap', SOCKS: 'socks',
+};
 
 const STYLES: readonly Style[] = [
   { no: 'WT01', name: 'Essential Crew Tee', category: 'WOMEN-TOPS-TEES', garment: 'TEE', gender: 'Women', colours: [C.BLK, C.WHT, C.PNK] },
@@ -203,6 +219,38 @@ export function demoProducts(): ProductItem[] {
     });
   }
   return products;
+}
+
+/** Where `portway demo` addresses its pictures unless told otherwise: `npm start`'s PUBLIC_URL. */
+export const DEMO_PICTURES_URL = 'http://localhost:3000';
+/** One style whose pictures are its master product's alone, shown for each colourway, and one with none (the placeholder). */
+export const DEMO_STYLE_PICTURED_ONCE = 'PW-AC04';
+export const DEMO_STYLE_UNPICTURED = 'PW-AC05';
+
+/**
+ * The pictures of every colourway, front and back, in its colour, addressed under `baseUrl` (the
+ * service's PUBLIC_URL, which serves them); one style pictured for the master product only, and
+ * one not at all, so the demo shows the fallback and the placeholder too.
+ */
+export function demoMedia(baseUrl: string): MediaItem[] {
+  const base = baseUrl.replace(/\/+$/, '');
+  return STYLES.flatMap((style): MediaItem[] => {
+    const master = `PW-${style.no}`;
+    const garment = PICTURED[style.garment];
+    if (master === DEMO_STYLE_UNPICTURED) return [];
+    if (master === DEMO_STYLE_PICTURED_ONCE) {
+      const [, colour] = style.colours[0] as readonly [string, string];
+      return [{ masterProductNo: master, images: [{ url: `${base}${demoPicturePath(garment, COLOUR_HEX[colour] as string, 'front')}`, alt: style.name }] }];
+    }
+    return style.colours.map(([, colour]) => ({
+      masterProductNo: master,
+      color: colour,
+      images: (['front', 'back'] as const).map((view) => ({
+        url: `${base}${demoPicturePath(garment, COLOUR_HEX[colour] as string, view)}`,
+        alt: `${style.name} in ${colour}, ${view}`,
+      })),
+    }));
+  });
 }
 
 const isoDay = (day: Date, offsetDays: number): string => new Date(day.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
@@ -381,14 +429,15 @@ export function demoLedger(today: Date): LedgerEntryItem[] {
   ];
 }
 
-/** The whole world, as of `today` (UTC midnight of the day the command runs). */
-export function demoWorld(today: Date, admin: { name: string; email: string } = DEMO_BUYER): DemoWorld {
+/** The whole world, as of `today` (UTC midnight of the day the command runs), its pictures under `picturesUrl`. */
+export function demoWorld(today: Date, admin: { name: string; email: string } = DEMO_BUYER, picturesUrl = DEMO_PICTURES_URL): DemoWorld {
   const products = demoProducts();
   const tax = demoTax();
   return {
     brands: DEMO_BRANDS,
     categories: demoCategories(),
     products,
+    media: demoMedia(picturesUrl),
     inventory: demoInventory(products, today),
     priceRules: demoPriceRules(products),
     routes: demoRoutes(),

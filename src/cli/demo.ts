@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
+import { imageUrlProblem } from '../modules/catalogue/index.js';
 import { invitationMailId } from '../modules/customers/index.js';
 import { openDatabase, type Database } from '../platform/db/database.js';
 import { createCliLogger } from '../platform/logger.js';
@@ -34,6 +35,9 @@ export interface DemoCounts {
   categories: number;
   products: number;
   styles: number;
+  /** Colourways pictured (each its own, or its master product's). */
+  pictured: number;
+  pictures: number;
   stockSkus: number;
   stockLocations: number;
   outOfStock: number;
@@ -55,6 +59,9 @@ export function demoCounts(world: DemoWorld): DemoCounts {
     categories: world.categories.length,
     products: world.products.length,
     styles: new Set(world.products.map((p) => p.masterProductNo)).size,
+    pictured: new Set(world.products.filter((p) => world.media.some((m) => m.masterProductNo === p.masterProductNo && (m.color ?? p.color) === p.color))
+      .map((p) => `${p.masterProductNo}/${p.color}`)).size,
+    pictures: world.media.reduce((n, m) => n + m.images.length, 0),
     stockSkus: world.inventory.length,
     stockLocations: world.inventory.reduce((n, i) => n + i.locations.length, 0),
     outOfStock: world.inventory.filter((i) => i.locations.every((l) => l.onHand - (l.reserved ?? 0) <= 0)).length,
@@ -79,6 +86,9 @@ export function defaultServiceUrl(config: Config): string {
 }
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** What to load, with which token, where. */
+type DemoStep = [what: string, surface: 'admin' | 'integration', path: string, items: readonly unknown[]];
 
 interface BatchResult { key: string; outcome: string; errors?: Array<{ path: string; message: string }> }
 
@@ -109,6 +119,16 @@ async function push(baseUrl: string, token: string, surfacePath: string, items: 
       throw new Error(`PUT ${surfacePath}: ${rejected.length} of ${batch.length} items not upserted:\n${detail}`);
     }
   }
+}
+
+/**
+ * Why the demo's pictures cannot be sent under PUBLIC_URL, or undefined when they can: the pictures
+ * endpoint takes https addresses, and http ones only on a loopback host.
+ */
+export function picturesProblem(publicUrl: string): string | undefined {
+  const problem = imageUrlProblem(`${publicUrl}/assets/demo/tee-232323-front.svg`);
+  return problem === undefined ? undefined
+    : `Picture addresses ${problem}, and they are made from PUBLIC_URL (${publicUrl}): set it to the https address buyers use, or to http://localhost:<port>.`;
 }
 
 function describeFetchError(error: unknown): string {
@@ -186,8 +206,9 @@ export async function demoCommand(config: Config, opts: DemoOptions): Promise<vo
   const admin = await mintIntegrationToken(config, { scope: 'admin', ttlSeconds: 900, subject: 'portway-demo' });
 
   const today = new Date(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
-  const world = demoWorld(today, buyer);
+  const world = demoWorld(today, buyer, config.publicUrl);
   const counts = demoCounts(world);
+  const picturesRefused = picturesProblem(config.publicUrl);
 
   const logger = createCliLogger(config);
   const db = await openDatabase(config, logger, { migrate: false });
@@ -195,10 +216,11 @@ export async function demoCommand(config: Config, opts: DemoOptions): Promise<vo
     const before = await readRequest(db, DEMO_ACCOUNT_NO, buyer.email);
 
     say(`Loading the demo world into ${baseUrl} …`);
-    const steps: Array<[string, 'admin' | 'integration', string, readonly unknown[]]> = [
+    const steps: DemoStep[] = [
       ['brands', 'admin', '/api/admin/brands', world.brands],
       ['categories', 'admin', '/api/admin/categories', world.categories],
       ['products', 'integration', '/api/integration/catalogue/products', world.products],
+      ...(picturesRefused ? [] : [['pictures', 'integration', '/api/integration/catalogue/media', world.media] satisfies DemoStep]),
       ['stock', 'integration', '/api/integration/inventory', world.inventory],
       ['price rules', 'integration', '/api/integration/pricing/rules', world.priceRules],
       ['postcode routing', 'integration', '/api/integration/fulfilment/postcode-routing', world.routes],
@@ -214,8 +236,10 @@ export async function demoCommand(config: Config, opts: DemoOptions): Promise<vo
       await push(baseUrl, surface === 'admin' ? admin : integration, url, items);
       say(`  ${what}: ${items.length} upserted`);
     }
+    if (picturesRefused) say(`  pictures: none sent. ${picturesRefused}`);
     say([
       `Loaded: ${counts.products} products (${counts.styles} styles) in ${counts.categories} categories and ${counts.brands} brands;`,
+      ...(picturesRefused ? [] : [`  ${counts.pictures} pictures of ${counts.pictured} colourways, drawn by the service under ${config.publicUrl}/assets/demo/;`]),
       `  stock for ${counts.stockSkus} SKUs at ${DEMO_LOCATIONS.length} locations (${DEMO_LOCATIONS.join(', ')}: ${counts.stockLocations} stock rows), ${counts.outOfStock} SKUs out of stock, ${counts.receipts} incoming receipts;`,
       `  ${counts.priceRules} price rules; ${counts.routes} postcode routes, ${counts.freightRates} freight rates, ${counts.packageTypes} package types;`,
       `  ${counts.taxJurisdictions} tax jurisdiction(s), ${counts.taxAreas} tax areas, ${counts.gstPairs} GST pairs;`,

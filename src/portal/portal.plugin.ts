@@ -12,6 +12,7 @@ import { accountRoutes } from './account.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { basketRoutes } from './basket.routes.js';
 import { ordersRoutes } from './orders.routes.js';
+import { demoPictureSvg } from './demo-pictures.js';
 import { MESSAGES, sendMessage, serverError } from './pages.js';
 import type { PortalDeps } from './portal.types.js';
 import { productRoutes } from './product.routes.js';
@@ -72,6 +73,18 @@ async function registerPlatform(portal: FastifyInstance, secure: boolean): Promi
     // URLs carry a content hash (render.ts), so a year and `immutable` are safe.
     maxAge: '365d',
     immutable: true,
+  });
+  // The demo's pictures (demo-pictures.ts), drawn on request; a name always draws the same picture.
+  portal.get('/assets/demo/:file', { schema: { hide: true } }, async (request, reply) => {
+    const svg = demoPictureSvg((request.params as { file: string }).file);
+    if (svg === undefined) return sendMessage(reply, 404, MESSAGES.notFound);
+    return reply.headers({
+      'content-type': 'image/svg+xml; charset=utf-8',
+      'cache-control': 'public, max-age=86400',
+      'x-content-type-options': 'nosniff',
+      // Opened on its own, an SVG is a document: this one may load and run nothing.
+      'content-security-policy': "default-src 'none'",
+    }).send(svg);
   });
 
   // Every state-changing request of the portal is a POST; each one needs a valid form token.

@@ -2,6 +2,7 @@ import { availableNow } from '../modules/inventory/index.js';
 import { documentKey, type ProductColourways } from '../modules/search/index.js';
 import type { SkuOffer } from './catalogue.offers.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
+import { galleryOf, type Picture } from './pictures.js';
 import type { FieldError } from './render.js';
 
 /** The product page's view model. */
@@ -52,6 +53,8 @@ export interface GridLine { sku: string; quantity: number; id: string; size: str
 /** What the product page shows of one colourway. */
 export interface ProductPage {
   doc: Colourway['document'];
+  /** The colourway's pictures, the first shown large; none: a placeholder. */
+  pictures: Picture[];
   rows: GridRow[];
   colours: Array<{ colour: string; href: string; current: boolean }>;
   action: string;
@@ -62,12 +65,14 @@ export function productPage(
   product: ProductColourways, chosen: Colourway, offers: ReadonlyMap<string, SkuOffer>, currency: string, masterProductNo: string,
 ): ProductPage {
   const doc = chosen.document;
+  const name = doc.Description ?? doc.ProductNo;
   return {
     doc,
+    pictures: galleryOf(doc.images, name, doc.Colour),
     rows: gridRows(chosen, offers, currency),
     colours: product.colourways.map((c) => ({ colour: c.document.Colour, href: productUrl(masterProductNo, c.document.Colour), current: c === chosen })),
     action: productUrl(masterProductNo, doc.Colour),
-    name: doc.Description ?? doc.ProductNo,
+    name,
   };
 }
 

@@ -50,13 +50,15 @@ export interface PageData {
 
 /**
  * Headers of every portal page: no caching of pages that may hold an account's data, no framing,
- * no referrer (invitation and reset links carry their token in the path), and a CSP that allows
- * only this origin's own styles, scripts and form targets.
+ * no referrer (invitation and reset links carry their token in the path, and a picture's host
+ * learns nothing of the page), and a CSP that allows only this origin's own styles, scripts and
+ * form targets, and pictures from this origin or any https one (product pictures live on the
+ * sender's CDN; the integration API takes https URLs only, and http ones only on a loopback host).
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'content-security-policy': "default-src 'self'; img-src 'self' https:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',

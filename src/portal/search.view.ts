@@ -5,6 +5,7 @@ import {
 } from '../modules/search/index.js';
 import type { SkuOffer } from './catalogue.offers.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
+import { cardPicture, type Picture } from './pictures.js';
 import { productUrl } from './product.view.js';
 import type { FieldError } from './render.js';
 
@@ -87,6 +88,8 @@ export interface Card {
   href: string;
   name: string;
   colour: string;
+  /** The colourway's first picture; null: a placeholder. */
+  picture: Picture | null;
   brand: string | null;
   sizes: string[];
   price: string;
@@ -101,10 +104,12 @@ export function cardOf(document: SearchResponse['data'][number], offers: readonl
   const available = availabilityOf(offers);
   const availability = available.kind === 'now' ? `In stock: ${formatQuantity(available.quantity)} available now`
     : available.kind === 'incoming' ? `Out of stock: more expected ${formatDate(available.date)}` : 'Out of stock';
+  const name = document.Description ?? document.ProductNo;
   return {
     href: productUrl(document.ProductNo, document.Colour),
-    name: document.Description ?? document.ProductNo,
+    name,
     colour: document.Colour,
+    picture: cardPicture(document.images, name, document.Colour),
     brand: document.Brand,
     sizes: document.AvailableSizes,
     price,

@@ -14,7 +14,7 @@ const account = (label: AccountLabel): SearchAccount => SEARCH_ACCOUNTS.find((a)
 
 const doc = (id: string, brandCode: string | null, blocked = false): SearchDocument => ({
   id, ProductNo: id, Description: id, Brand: brandCode, BrandCode: brandCode, Colour: 'Red', Gender: 'Men', FabricType: null, SleeveLength: null,
-  StyleDescription: null, FabricComposition: null, StratificationCode: 'CORE', Category: ['Men'], AvailableSizes: ['M'], Blocked: blocked,
+  StyleDescription: null, FabricComposition: null, StratificationCode: 'CORE', Category: ['Men'], AvailableSizes: ['M'], Blocked: blocked, images: [],
 });
 
 const values: FilterValues = {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { readBasket } from '../../src/modules/baskets/baskets.service.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { refresh } from '../../src/modules/search/search.indexer.js';
+import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
 import { checkPage, tabTo, useBrowser } from '../helpers/browser.js';
 import { PASSWORD, seedCatalogue } from '../portal/catalogue-fixture.js';
 
@@ -22,6 +23,16 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
     await seedCatalogue(t);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    // Pictures the service draws itself (the demo's), so the pages show them offline: the black
+    // hoodie two of its own, the red one its master product's; the rest none (the placeholder).
+    const pictures = await putBatch(t, '/catalogue/media', [
+      { masterProductNo: 'MH01', color: 'Black', images: ['front', 'back'].map((view) => ({
+        url: `${base}/assets/demo/hoodie-232323-${view}.svg`, alt: `Chaz Kangaroo Hoodie in Black, ${view}`,
+      })) },
+      { masterProductNo: 'MH01', images: [{ url: `${base}/assets/demo/hoodie-9c3b2e-front.svg` }] },
+    ]);
+    assert.equal(pictures.statusCode, 200, pictures.body);
+    await refresh(t.pool);
   });
   after(async () => { await t.close(); });
 
@@ -59,6 +70,9 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
     await page.waitForURL(`${base}/products/MH01?colour=Black`);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Chaz Kangaroo Hoodie in Black');
     await checkPage(page, 'catalogue-product');
+    // The gallery: its pictures drawn, each a link to itself reached by keyboard with a visible focus.
+    assert.deepEqual(await page.evaluate<number[]>('Array.from(document.querySelectorAll(".gallery img")).map((i) => i.naturalWidth)'), [640, 640]);
+    await tabTo(page, page.getByRole('link', { name: 'Chaz Kangaroo Hoodie in Black, back (full size)' }));
 
     // Two sizes from the grid, by their labels.
     await page.getByLabel('Quantity of size S').fill('2');

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { defaultServiceUrl, demoCounts, invitationLink, mailText } from '../../src/cli/demo.js';
-import { DEMO_ACCOUNT_NO, DEMO_BUYER, demoWorld } from '../../src/cli/demo-world.js';
+import { defaultServiceUrl, demoCounts, invitationLink, mailText, picturesProblem } from '../../src/cli/demo.js';
+import { DEMO_ACCOUNT_NO, DEMO_BUYER, DEMO_STYLE_PICTURED_ONCE, DEMO_STYLE_UNPICTURED, demoWorld } from '../../src/cli/demo-world.js';
+import { mediaBatch } from '../../src/modules/catalogue/media.service.js';
+import { prepareBatch } from '../../src/platform/http/envelope.js';
+import { demoPictureSvg } from '../../src/portal/demo-pictures.js';
 import { eanProblem } from '../../src/modules/lookup/ean.js';
 
 /** The demo world's own consistency and the command's small helpers; test/e2e/demo.test.ts runs it against a service. */
@@ -68,6 +71,44 @@ describe('portway demo: the demo world', () => {
     assert.ok(world.ledger.some((e) => e.isOpen && e.dueDate !== undefined && e.dueDate !== null && e.dueDate < '2026-03-02' && Number(e.remainingAmount) > 0));
     assert.ok(world.priceRules.some((r) => (r.minQuantity ?? 0) > 1), 'a quantity break');
     assert.ok(world.priceRules.some((r) => r.sourceType === 'CustomerPriceGroup'), 'a price group rule');
+  });
+});
+
+describe('portway demo: the pictures', () => {
+  const world = demoWorld(new Date('2026-03-02T00:00:00Z'), DEMO_BUYER, 'http://localhost:3000/');
+  const media = prepareBatch(mediaBatch);
+
+  it('pictures every colourway front and back in its colour, one style for the master product only, one not at all', () => {
+    const colourways = new Set(world.products.map((p) => `${p.masterProductNo}/${p.color}`));
+    const pictured = new Set(world.media.filter((m) => m.color).map((m) => `${m.masterProductNo}/${m.color}`));
+    const unpictured = [...colourways].filter((c) => !pictured.has(c)).map((c) => c.split('/')[0]);
+    assert.deepEqual([...new Set(unpictured)].sort(), [DEMO_STYLE_PICTURED_ONCE, DEMO_STYLE_UNPICTURED]);
+    for (const c of pictured) assert.ok(colourways.has(c), `${c} pictures a colourway that exists`);
+    assert.deepEqual(world.media.filter((m) => !m.color).map((m) => m.masterProductNo), [DEMO_STYLE_PICTURED_ONCE]);
+    const counts = demoCounts(world);
+    assert.equal(counts.pictured, colourways.size - world.products.filter((p) => p.masterProductNo === DEMO_STYLE_UNPICTURED).map((p) => p.color)
+      .filter((c, i, all) => all.indexOf(c) === i).length);
+    assert.equal(counts.pictures, world.media.reduce((n, m) => n + m.images.length, 0));
+  });
+
+  it('sends items the pictures endpoint accepts, each URL one the service draws, under PUBLIC_URL', () => {
+    for (const item of world.media) {
+      assert.deepEqual(media.validate(item), [], JSON.stringify(item));
+      assert.deepEqual(mediaBatch.check?.(item), [], JSON.stringify(item));
+      for (const image of item.images) {
+        assert.match(image.url, /^http:\/\/localhost:3000\/assets\/demo\/[a-z]+-[0-9a-f]{6}-(front|back)\.svg$/);
+        assert.ok(demoPictureSvg(image.url.split('/').pop() as string), image.url);
+        assert.ok(image.alt, image.url);
+      }
+    }
+    const navy = world.media.find((m) => m.masterProductNo === 'PW-WJ01' && m.color === 'Navy');
+    assert.deepEqual(navy?.images.map((i) => i.alt), ['Harbour Rain Jacket in Navy, front', 'Harbour Rain Jacket in Navy, back']);
+    assert.match(navy?.images[0]?.url ?? '', /jacket-1d2a44-front\.svg$/);
+  });
+
+  it('sends pictures only when PUBLIC_URL is https, or http on a loopback host', () => {
+    for (const url of ['https://shop.example.com', 'http://localhost:3000', 'http://127.0.0.1:8080']) assert.equal(picturesProblem(url), undefined, url);
+    assert.match(picturesProblem('http://portal.demo.test:8080') ?? '', /PUBLIC_URL \(http:\/\/portal\.demo\.test:8080\)/);
   });
 });
 

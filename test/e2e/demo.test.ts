@@ -34,7 +34,9 @@ async function acceptInvitation(serviceUrl: string, link: string, password: stri
   });
   assert.equal(accepted.status, 303, `accepting answers a redirect: ${accepted.status}`);
 }
-const PUBLIC_URL = 'http://portal.demo.test:8080';
+// Not the address the service is reached at here, so the link is seen to be made from it; on a
+// loopback host, so the pictures endpoint takes the demo's picture addresses made from it.
+const PUBLIC_URL = 'http://localhost:8080';
 
 interface Quote {
   orderable: boolean;
@@ -99,12 +101,30 @@ describe('portway demo', { timeout: 300_000 }, () => {
       assert.ok((counts.products as number) >= 200 && (counts.products as number) <= 1000, `a few hundred variants: ${counts.products}`);
       assert.ok((counts.categories as number) > 0);
 
+      // The pictures: addressed under PUBLIC_URL, drawn by the service itself.
+      const pictures = (await pool.query<{ n: number; url: string }>(
+        "SELECT sum(jsonb_array_length(images))::int AS n, min(images->0->>'url') AS url FROM catalogue_media")).rows[0];
+      assert.equal(pictures?.n, said(/(\d+) pictures of \d+ colourways/), first.stderr);
+      assert.ok((pictures?.n ?? 0) > 100, `pictures of most colourways: ${pictures?.n}`);
+      const picture = new URL(pictures?.url ?? '');
+      assert.equal(picture.origin, PUBLIC_URL);
+      const drawn = await fetch(`http://127.0.0.1:${service.port}${picture.pathname}`);
+      assert.equal(drawn.status, 200, picture.pathname);
+      assert.equal(drawn.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+      assert.match(await drawn.text(), /^<svg /);
+
       // A public quote for the demo customer: orderable, shipping quoted, lines taxed, on both freight bases.
       const key = (await run(process.execPath, ['bin/portway.js', 'keys', 'create', '--kind', 'customer', '--customer', 'DEMO-001'], { cwd: root, env: demoEnv })).stdout.trim();
       const lines = [
         { sku: 'PW-MT02-GRY-M', quantity: 12 }, { sku: 'PW-MH01-BLK-L', quantity: 3 },
         { sku: 'PW-HV01-YEL-XL', quantity: 5 }, { sku: 'PW-WJ02-BLK-M', quantity: 2 },
       ];
+      const looked = await fetch(`http://127.0.0.1:${service.port}/api/public/v1/products/by-sku`, {
+        method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ skus: ['PW-MH01-BLK-L', 'PW-AC05-BLK-SM'] }),
+      });
+      const found = (await looked.json() as { data: Array<{ value: { images: Array<{ url: string; alt: string | null }> } | null }> }).data;
+      assert.deepEqual(found[0]?.value?.images.map((i) => i.alt), ['Harbour Pullover Hoodie in Black, front', 'Harbour Pullover Hoodie in Black, back']);
+      assert.deepEqual(found[1]?.value?.images, [], 'the style the demo leaves unpictured');
       for (const [shipToCode, basis] of [['SYD', 'Rate'], ['BNE', 'PerPackage']] as const) {
         const res = await fetch(`http://127.0.0.1:${service.port}/api/public/v1/quotes`, {
           method: 'POST',

@@ -239,6 +239,18 @@ export async function screenshotChanged(file: string, next: Buffer): Promise<boo
 }
 
 /**
+ * Loads every picture of the page now, lazy ones too, and waits until each has loaded or failed: a
+ * lazy picture below the window loads only when scrolled near, so a full-page screenshot would show
+ * it one run and not the next.
+ */
+async function loadPictures(page: Page): Promise<void> {
+  await page.evaluate(`Promise.all(Array.from(document.images).map((img) => {
+    img.loading = 'eager';
+    return img.complete ? null : new Promise((done) => { img.addEventListener('load', done); img.addEventListener('error', done); });
+  }))`);
+}
+
+/**
  * Saves full-page PNGs of the page at 375 and 1280 px wide as `<dir>/<name>-<width>.png` (dir:
  * `screenshots/portal/` at the repository root unless given), then puts the viewport back. A file
  * is written only when the page looks different from it (`screenshotChanged`): a run that changed
@@ -253,6 +265,7 @@ export async function screenshotPage(page: Page, name: string, options: { dir?: 
   const original = page.viewportSize();
   const written: Screenshot[] = [];
   const tooWide: string[] = [];
+  await loadPictures(page);
   try {
     for (const width of SCREENSHOT_WIDTHS) {
       await page.setViewportSize({ width, height: original?.height ?? DEFAULT_HEIGHT });

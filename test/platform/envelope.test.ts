@@ -8,6 +8,7 @@ import { requiredString } from '../../src/platform/schema/fields.js';
 import { AppError } from '../../src/platform/http/problem.js';
 import { brandBatch, categoryBatch } from '../../src/modules/catalogue/reference.service.js';
 import { productBatch } from '../../src/modules/catalogue/catalogue.service.js';
+import { mediaBatch } from '../../src/modules/catalogue/media.service.js';
 import { customerBatch } from '../../src/modules/customers/customers.service.js';
 import { freightRateBatch, packageTypeBatch, postcodeRouteBatch } from '../../src/modules/freight/freight.service.js';
 import { inventoryBatch } from '../../src/modules/inventory/inventory.service.js';
@@ -377,6 +378,12 @@ describe('integration envelope: checkStored, rules that read the stored rows', (
  */
 const ENDPOINTS: Array<{ url: string; definition: BatchDefinition<never>; sample: Record<string, unknown>; codes: string[]; admin?: true }> = [
   { url: '/catalogue/products', definition: productBatch, sample: { sku: 'S-1' }, codes: ['/sku'] },
+  {
+    url: '/catalogue/media',
+    definition: mediaBatch,
+    sample: { masterProductNo: 'M-1', color: 'Red', images: [{ url: 'https://cdn.example.com/m-1.jpg', alt: 'M-1 in red' }] },
+    codes: ['/masterProductNo', '/color', '/images/0/url'],
+  },
   {
     url: '/customer',
     definition: customerBatch,

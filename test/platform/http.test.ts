@@ -115,13 +115,16 @@ describe('HTTP platform', () => {
     // Every PUT of the integration surface is documented with its item schema.
     const integration = Object.keys(doc.paths).filter((p) => p.startsWith('/api/integration/') && doc.paths[p].put).sort();
     assert.deepEqual(integration, [
+      '/api/integration/catalogue/media',
       '/api/integration/catalogue/products', '/api/integration/customer', '/api/integration/customer/ledger',
       '/api/integration/fulfilment/airbags', '/api/integration/fulfilment/freight-rates', '/api/integration/fulfilment/postcode-routing',
       '/api/integration/inventory', '/api/integration/pricing/rules', '/api/integration/tax/areas',
       '/api/integration/tax/gst-posting-rates', '/api/integration/tax/jurisdictions', '/api/integration/trading/order-line-updates',
     ]);
-    // All twelve of the interface's integration endpoints.
-    assert.equal(integration.length, 12);
+    // All twelve of the interface's integration endpoints, and Portway's pictures.
+    assert.equal(integration.length, 13);
+    const media = doc.paths['/api/integration/catalogue/media'].put.requestBody.content['application/json'].schema.properties.data.items;
+    assert.equal(media.properties.images.maxItems, 12);
     const customer = doc.paths['/api/integration/customer'].put.requestBody.content['application/json'].schema.properties.data.items;
     assert.equal(customer.properties.account.properties.accountNo.maxLength, 20);
     assert.deepEqual(customer.properties.admin.type, ['object', 'null']);

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { nullableString } from '../../platform/schema/nullable.js';
 import {
   NOT_BLANK_KEYWORD, TEXT_KEYWORD, optionalBoolean, optionalDecimal, optionalString, requiredString,
 } from '../../platform/schema/fields.js';
@@ -62,3 +63,42 @@ export const BrandItemSchema = Type.Object({
   restricted: Type.Boolean({ description: 'Only accounts that list the brand in allowedBrands or indentBrands may see and buy it' }),
 }, { description: 'Brand (reference data); code is its natural key, as products send it in brandCode (no commas)' });
 export type BrandItem = Static<typeof BrandItemSchema>;
+
+/** Pictures per master product or colourway (a gallery, not an archive). */
+export const MAX_IMAGES = 12;
+/** Long enough for signed CDN URLs; a runaway value is refused with its path. */
+export const IMAGE_URL_LENGTH = 2000;
+export const IMAGE_ALT_LENGTH = 250;
+
+export const MediaImageSchema = Type.Object({
+  url: Type.Unsafe<string>({
+    type: 'string', minLength: 1, maxLength: IMAGE_URL_LENGTH, [TEXT_KEYWORD]: true, [NOT_BLANK_KEYWORD]: true,
+    description: 'Absolute https URL of the picture (http only for a loopback host: localhost, 127.0.0.1, [::1]); no user name or password in it',
+  }),
+  alt: Type.Optional(Type.Unsafe<string | null>({
+    type: ['string', 'null'], maxLength: IMAGE_ALT_LENGTH, [TEXT_KEYWORD]: true,
+    description: 'What the picture shows, for people who cannot see it; absent, null or blank: the portal says "<product> in <colour>"',
+  })),
+}, { description: 'One picture' });
+export type MediaImage = Static<typeof MediaImageSchema>;
+
+export const MediaItemSchema = Type.Object({
+  masterProductNo: requiredString(20),
+  // Null or absent: the pictures of every colourway of the master product that has none of its own.
+  color: Type.Optional(Type.Unsafe<string | null>({
+    type: ['string', 'null'], minLength: 1, maxLength: 50, [TEXT_KEYWORD]: true, [NOT_BLANK_KEYWORD]: true,
+    description: 'The colourway, as products send it in color; null or absent: pictures of the whole master product, shown for every colourway without pictures of its own',
+  })),
+  images: Type.Array(MediaImageSchema, {
+    maxItems: MAX_IMAGES,
+    description: `A snapshot, at most ${MAX_IMAGES}, first shown first: it replaces every picture stored under the key; [] removes them all. Each URL once.`,
+  }),
+}, { description: 'Pictures of a master product or of one colourway; key `{masterProductNo}` or `{masterProductNo}_{color}` as the search key rule normalises it' });
+export type MediaItem = Static<typeof MediaItemSchema>;
+
+/** A picture as the lookup's and search's answers carry it. */
+export const ImageAnswerSchema = Type.Object({
+  url: Type.String({ description: 'Absolute URL of the picture, as the integration sent it' }),
+  alt: nullableString('What the picture shows, as sent; null when none was sent (or blank)'),
+});
+export type ImageAnswer = Static<typeof ImageAnswerSchema>;

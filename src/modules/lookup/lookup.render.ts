@@ -18,10 +18,26 @@ export function renderProductFields(p: {
     + `,"name":${json(p.name)},"size":${json(p.size)},"color":${json(p.color)}`;
 }
 
-/** One key's result: found with the product's rendered fields and stock and the account's price, or not found. */
+/** A product without pictures: one string shared by all of them. */
+export const NO_IMAGES_TEXT = '[]';
+
+/**
+ * The pictures as stored (jsonb text of `[{url, alt}]`, its keys in jsonb's order) as the answer's
+ * `images`: each `{"url", "alt"}` in that order, in the order sent. Rendered once per product read.
+ */
+export function renderImages(storedJson: string): string {
+  const images = JSON.parse(storedJson) as Array<{ url: string; alt?: string | null }>;
+  if (images.length === 0) return NO_IMAGES_TEXT;
+  return `[${images.map((i) => `{"url":${json(i.url)},"alt":${json(i.alt ?? null)}}`).join(',')}]`;
+}
+
+/** One key's result: found with the product's rendered fields, stock and pictures and the account's price, or not found. */
 export interface RenderedResult {
   readonly key: string;
-  readonly found: { readonly product: { readonly fields: string; readonly stock: string }; readonly unitPrice: string | null } | undefined;
+  readonly found: {
+    readonly product: { readonly fields: string; readonly stock: string; readonly images: string };
+    readonly unitPrice: string | null;
+  } | undefined;
 }
 
 /** `{"data":[…]}` with one result per entry, in order. */
@@ -32,7 +48,8 @@ export function renderLookupAnswer(currency: string, results: readonly RenderedR
     const { key, found } = results[i] as RenderedResult;
     parts[i] = found === undefined
       ? `{"key":${json(key)},"found":false,"value":null}`
-      : `{"key":${json(key)},${head}${found.product.fields},"unitPrice":${json(found.unitPrice)},"stock":${found.product.stock}}}`;
+      : `{"key":${json(key)},${head}${found.product.fields},"unitPrice":${json(found.unitPrice)},"stock":${found.product.stock}`
+        + `,"images":${found.product.images}}}`;
   }
   return `{"data":[${parts.join(',')}]}`;
 }

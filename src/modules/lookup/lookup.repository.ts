@@ -32,9 +32,15 @@ export interface LookupProductRow {
   /** Its stock as stored (`encodeStock` in src/modules/inventory/stock.ts); null when no inventory was ever pushed. */
   stock_json: string | null;
   /**
-   * The `changed_xid` of the product, inventory and brand rows this row was made of, as
-   * `product/inventory/brand` (an absent row is empty). Only a committed write changes one, and a
-   * snapshot sees all of a transaction's writes or none, so an equal version is an equal row.
+   * The pictures of its colourway as stored (jsonb text of `[{url, alt}]`): those of the colourway
+   * when it has any, else those of its master product; null when neither has any.
+   */
+  images_json: string | null;
+  /**
+   * The `changed_xid` of the product, inventory, brand and picture rows (the colourway's, the master
+   * product's) this row was made of, as `product/inventory/brand/colourway/master` (an absent row is
+   * empty). Only a committed write changes one, and a snapshot sees all of a transaction's writes or
+   * none, so an equal version is an equal row.
    */
   version: string;
 }
@@ -75,7 +81,8 @@ export const CHANGES_SCANNED = 4_096;
  * The account (as JSON text, with the price rules' version, the snapshot's xmin and the deletion
  * count) outer-joined to the keys that must be read, each with its products' rows. A key must be
  * read when the caller holds nothing of it, when a product it held for it (product_changes, migration
- * 1764000003500), that product's stock or its brand was written since `since`, when (by EAN) a
+ * 1764000003500), that product's stock, its brand or the pictures of its master product (any of its
+ * colourways: catalogue_media, migration 1764000003750) was written since `since`, when (by EAN) a
  * product written since then carries the code, and, for every key, when a row was deleted. Each
  * product row carries its rows' `changed_xid`s (`version`), so the caller can keep what it decoded
  * of a key read again that did not change. No account, no row; an account and nothing to read, one
@@ -98,7 +105,10 @@ const batchSelect = (kind: 'sku' | 'ean'): string => `
   WITH changed AS MATERIALIZED (
          ((SELECT sku, ean FROM product_changes WHERE changed_xid >= $5::xid8 ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1})
           UNION ALL (SELECT sku, NULL FROM inventory_items WHERE changed_xid >= $5::xid8 ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1})
-          UNION ALL SELECT p.sku, NULL FROM brands b JOIN products p ON p.brand_code = b.code WHERE b.changed_xid >= $5::xid8)
+          UNION ALL SELECT p.sku, NULL FROM brands b JOIN products p ON p.brand_code = b.code WHERE b.changed_xid >= $5::xid8
+          UNION ALL SELECT p.sku, NULL
+                      FROM (SELECT master_key FROM catalogue_media WHERE changed_xid >= $5::xid8 ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1}) m
+                      JOIN products p ON colourway_key(p.master_product_no) = m.master_key)
          LIMIT ${CHANGES_SCANNED + 1}),
        held AS (SELECT * FROM unnest($3::text[], $4::text[]) AS h(key, sku)),
        stale AS (
@@ -110,14 +120,18 @@ const batchSelect = (kind: 'sku' | 'ean'): string => `
             AND (EXISTS (SELECT 1 FROM product_changes c WHERE c.sku = h.sku AND c.changed_xid >= $5::xid8)
                  OR EXISTS (SELECT 1 FROM inventory_items i WHERE i.sku = h.sku AND i.changed_xid >= $5::xid8)
                  OR EXISTS (SELECT 1 FROM products p JOIN brands b ON b.code = p.brand_code
-                             WHERE p.sku = h.sku AND b.changed_xid >= $5::xid8)${kind === 'ean' ? `
+                             WHERE p.sku = h.sku AND b.changed_xid >= $5::xid8)
+                 OR EXISTS (SELECT 1 FROM products p JOIN catalogue_media m ON m.master_key = colourway_key(p.master_product_no)
+                             WHERE p.sku = h.sku AND m.changed_xid >= $5::xid8)${kind === 'ean' ? `
                  OR EXISTS (SELECT 1 FROM products p WHERE p.ean = h.key AND p.changed_xid >= $5::xid8)` : ''})
          UNION SELECT h.key FROM held h
           WHERE (SELECT deletions::text FROM lookup_state) IS DISTINCT FROM $6::text)
   SELECT CASE WHEN row_number() OVER () = 1 THEN a.account END AS account, s.key,
          p.sku, p.ean, p.master_product_no, p.name, p.size, p.color, p.unit_price, p.blocked, p.brand_code,
          p.item_discount_group, coalesce(b.restricted, false) AS brand_restricted, i.stock_json,
-         p.changed_xid::text || '/' || coalesce(i.changed_xid::text, '') || '/' || coalesce(b.changed_xid::text, '') AS version
+         (CASE WHEN jsonb_array_length(mc.images) > 0 THEN mc.images ELSE nullif(mm.images, '[]') END)::text AS images_json,
+         p.changed_xid::text || '/' || coalesce(i.changed_xid::text, '') || '/' || coalesce(b.changed_xid::text, '')
+           || '/' || coalesce(mc.changed_xid::text, '') || '/' || coalesce(mm.changed_xid::text, '') AS version
     FROM (SELECT row_to_json(x)::text AS account
             FROM (SELECT account_no, price_mode, price_group, disc_group, allowed_brands, indent_brands,
                          (SELECT version::text FROM price_rules_state) AS rules_version,
@@ -129,11 +143,16 @@ const batchSelect = (kind: 'sku' | 'ean'): string => `
                  SELECT sku, ean, master_product_no, name, size, color, unit_price, blocked, brand_code, item_discount_group, changed_xid
                    FROM products WHERE products.${kind} = s.key OFFSET 0) p ON true
                LEFT JOIN brands b ON b.code = p.brand_code
-               LEFT JOIN inventory_items i ON i.sku = p.sku) ON true`;
+               LEFT JOIN inventory_items i ON i.sku = p.sku
+               -- Its pictures, by the key rule as the database computes it (colourway_key, as they were stored).
+               LEFT JOIN catalogue_media mc ON btrim(p.color) <> ''
+                     AND mc.media_key = colourway_key(p.master_product_no || '_' || p.color)
+               LEFT JOIN catalogue_media mm ON btrim(p.master_product_no) <> ''
+                     AND mm.media_key = colourway_key(p.master_product_no)) ON true`;
 
 const BY_KIND = {
-  sku: { name: 'lookup-batch-by-sku-v8', text: batchSelect('sku') },
-  ean: { name: 'lookup-batch-by-ean-v8', text: batchSelect('ean') },
+  sku: { name: 'lookup-batch-by-sku-v9', text: batchSelect('sku') },
+  ean: { name: 'lookup-batch-by-ean-v9', text: batchSelect('ean') },
 } as const;
 
 type BatchRow = Omit<LookupProductRow, 'sku'> & { account: string | null; key: string | null; sku: string | null };

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { AMOUNT_PATTERN } from '../../platform/schema/amount.js';
 import { nullableString, orNull } from '../../platform/schema/nullable.js';
+import { ImageAnswerSchema } from '../catalogue/index.js';
 import { StockSchema } from '../inventory/index.js';
 
 /** At most this many keys per call (interface "Limits"). */
@@ -29,6 +30,9 @@ export const LookupValueSchema = Type.Object({
     'Net unit price at quantity 1, promotions excluded, as an exact 4-place decimal string; null when no price is determinable',
   ),
   stock: StockSchema,
+  images: Type.Array(ImageAnswerSchema, {
+    description: 'Portway\'s addition: the pictures of the SKU\'s colourway, first shown first; those sent for the colourway, else those sent for its master product; [] when none',
+  }),
 });
 
 export const LookupResultSchema = Type.Object({

@@ -11,7 +11,7 @@ import { eanProblem } from './ean.js';
 import { lookupRefusals, type KeysField } from './lookup.refusals.js';
 import { renderLookupAnswer } from './lookup.render.js';
 import { findLookupBatch } from './lookup.repository.js';
-import { MAX_LOOKUP_KEYS, type LookupResult } from './lookup.schemas.js';
+import { MAX_LOOKUP_KEYS, type LookupResult, type LookupValue } from './lookup.schemas.js';
 import { PRICES_KEPT_PER_PRODUCT, type KeptPrice, type LookupKind, type LookupProduct, type LookupProductCache } from './product-cache.js';
 
 export { PRICES_KEPT_PER_PRODUCT, type LookupKind } from './product-cache.js';
@@ -164,6 +164,7 @@ export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: 
         color: found.product.color,
         unitPrice: found.unitPrice,
         stock: decodeStock(found.product.stock),
+        images: JSON.parse(found.product.images) as LookupValue['images'],
       },
     }));
 }

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { NO_STOCK_TEXT } from '../inventory/index.js';
 import type { PricingProduct, RuleSet, StableWindow } from '../pricing/index.js';
 import type { LookupBatch, LookupProductRow, LookupRequest } from './lookup.repository.js';
-import { renderProductFields } from './lookup.render.js';
+import { NO_IMAGES_TEXT, renderImages, renderProductFields } from './lookup.render.js';
 
 export type LookupKind = 'sku' | 'ean';
 
@@ -22,6 +22,8 @@ export interface LookupProduct {
   readonly pricing: PricingProduct;
   /** Its stock as the answer renders it: the stored text (`encodeStock`), never parsed here. */
   readonly stock: string;
+  /** Its colourway's pictures as the answer renders them (`renderImages`). */
+  readonly images: string;
   /** Its answer's fields from `ean` to `color`, rendered (`renderProductFields`). */
   readonly fields: string;
   /**
@@ -73,7 +75,7 @@ function productBytes(p: LookupProduct): number {
   return PRODUCT_BYTES + stringBytes(p.sku) + stringBytes(p.ean) + stringBytes(p.masterProductNo) + stringBytes(p.name)
     + stringBytes(p.size) + stringBytes(p.color) + stringBytes(p.brandCode) + stringBytes(p.version)
     + stringBytes(p.pricing.itemDiscountGroup) + stringBytes(p.pricing.unitPrice)
-    + stringBytes(p.stock) + stringBytes(p.fields)
+    + stringBytes(p.stock) + stringBytes(p.fields) + (p.images === NO_IMAGES_TEXT ? 0 : stringBytes(p.images))
     + PRICES_KEPT_PER_PRODUCT * PRICE_BYTES;
 }
 
@@ -114,6 +116,7 @@ function lookupProduct(row: LookupProductRow): LookupProduct {
     version: row.version,
     pricing: { sku: row.sku, masterProductNo: row.master_product_no, itemDiscountGroup: row.item_discount_group, unitPrice: row.unit_price },
     stock: row.stock_json ?? NO_STOCK_TEXT,
+    images: row.images_json === null ? NO_IMAGES_TEXT : renderImages(row.images_json),
     fields: renderProductFields({ ean, sku: row.sku, masterProductNo, name, size, color }),
     prices: NO_PRICES,
   };

@@ -16,6 +16,6 @@ export {
 export { FACETS, type Facet } from './search.queries.js';
 export { SearchResponseSchema, SuggestResponseSchema, type SearchResponse, type SuggestResponse } from './search.schemas.js';
 export {
-  buildDocuments, documentKey, orderSizes, variantKey, type SearchCategory, type SearchDocument, type SearchVariant,
+  buildDocuments, documentKey, orderSizes, variantKey, type SearchCategory, type SearchDocument, type SearchImage, type SearchVariant,
 } from './search.documents.js';
 export { indexStatus, rebuild, startSearchIndexer, type IndexStatus, type RebuildResult, type SearchIndexer } from './search.indexer.js';

@@ -1,3 +1,5 @@
+import { colourwayKey } from '../catalogue/index.js';
+
 /**
  * The search documents of the interface ("Search document") as pure functions: the indexer reads a
  * colourway's variants, the categories and the brands, and everything that decides what the
@@ -21,6 +23,15 @@ export interface SearchVariant {
   fabricComposition: string | null;
   /** When Portway first learned the SKU (products.created_at), where the reader asked for it: `sort=newest`. */
   createdAt?: Date | string | null;
+  /** The pictures of its colourway as the database resolves them (`colourway_key()`); absent: none. */
+  images?: readonly SearchImage[];
+}
+
+/** A picture as documents and answers carry it. */
+export interface SearchImage {
+  url: string;
+  /** Null when none was sent. */
+  alt: string | null;
 }
 
 /** A category row: service-owned reference data `{code, name, parentCode}`. */
@@ -30,7 +41,7 @@ export interface SearchCategory {
   parentCode: string | null;
 }
 
-/** The 15 fields of a document, named as in the interface document. */
+/** The 15 fields of a document, named as in the interface document, and Portway's `images`. */
 export interface SearchDocument {
   id: string;
   ProductNo: string;
@@ -49,6 +60,11 @@ export interface SearchDocument {
   Category: string[];
   AvailableSizes: string[];
   Blocked: boolean;
+  /**
+   * Portway's addition, after the 15 fields: the colourway's pictures, first shown first (its own,
+   * else its master product's; decisions: Pictures).
+   */
+  images: SearchImage[];
 }
 
 /** Text that carries something: null, empty and white space only count as absent. */
@@ -60,7 +76,7 @@ const present = (value: string | null): value is string => value !== null && val
  * are one colourway and one document.
  */
 export function documentKey(masterProductNo: string, colour: string): string {
-  return `${masterProductNo}_${colour}`.toLowerCase().replace(/[ /]/g, '_');
+  return colourwayKey(masterProductNo, colour);
 }
 
 /** The document a variant belongs to, or undefined when it has no master product number or no colour. */
@@ -128,7 +144,8 @@ function first(variants: readonly SearchVariant[], field: keyof SearchVariant): 
  * that fills a field on some variants only still shows it; `Description` falls back to the name
  * when no variant has a description. `Blocked` when any variant is: one blocked size hides the
  * colourway. `Category` holds every variant's category path, each name once, in SKU order.
- * `Brand` is the brand's name, or its code when the brand has no row.
+ * `Brand` is the brand's name, or its code when the brand has no row. `images` are the colourway's
+ * pictures, as the variants were read with them.
  */
 export function buildDocument(
   variants: readonly SearchVariant[],
@@ -163,6 +180,8 @@ export function buildDocument(
     Category: [...category],
     AvailableSizes: orderSizes(sorted.map((v) => v.size).filter(present)),
     Blocked: sorted.some((v) => v.blocked === true),
+    // Every variant of a key reads the same pictures; the first that has any, should they ever differ.
+    images: (sorted.find((v) => v.images !== undefined && v.images.length > 0)?.images ?? []).map(({ url, alt }) => ({ url, alt: alt ?? null })),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import { brandCodesSql, brandVisibleSql } from '../catalogue/index.js';
 import type { SearchDocument, SearchVariant } from './search.documents.js';
+import { VARIANT_IMAGES } from './search.repository.js';
 import type { Filter, Sort } from './search.params.js';
 
 /**
@@ -369,7 +370,8 @@ export async function browseColourways(db: Queryable, query: BrowseQuery): Promi
                       'sku', p.sku, 'masterProductNo', p.master_product_no, 'name', p.name, 'description', p.description,
                       'blocked', p.blocked, 'category', p.category, 'size', p.size, 'color', p.color,
                       'stratificationCode', p.stratification_code, 'gender', p.gender, 'brandCode', p.brand_code,
-                      'styleDescription', p.style_description, 'fabricComposition', p.fabric_composition)), '[]')
+                      'styleDescription', p.style_description, 'fabricComposition', p.fabric_composition,
+                      'images', ${VARIANT_IMAGES})), '[]')
                FROM page JOIN keyed k ON k.key = page.key JOIN products p ON p.sku = k.sku) AS variants`,
     [query.brands.allowed, query.category ?? null, query.limit, query.offset, query.brands.indent],
   );

@@ -50,9 +50,19 @@ export async function saveState(
   );
 }
 
+/**
+ * The pictures of product `p`'s colourway (decisions: Pictures): those stored under its colourway's
+ * key when there are any, else those of its master product, else none. Keys by `colourway_key()`,
+ * the function the pictures were stored with (migration 1764000003750): two primary-key reads.
+ */
+export const VARIANT_IMAGES = `coalesce(
+  (SELECT m.images FROM catalogue_media m WHERE m.media_key = colourway_key(p.master_product_no || '_' || p.color) AND m.images <> '[]'),
+  (SELECT m.images FROM catalogue_media m WHERE m.media_key = colourway_key(p.master_product_no) AND m.images <> '[]'),
+  '[]')`;
+
 const VARIANT_COLUMNS = `p.sku, p.master_product_no AS "masterProductNo", p.name, p.description, p.blocked, p.category, p.size,
   p.color, p.stratification_code AS "stratificationCode", p.gender, p.brand_code AS "brandCode",
-  p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition", p.created_at AS "createdAt"`;
+  p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition", p.created_at AS "createdAt", ${VARIANT_IMAGES} AS images`;
 
 /** A product written since the watermark: what decides its document, and the document it was last indexed in. */
 export interface ChangedProduct extends Pick<SearchVariant, 'sku' | 'masterProductNo' | 'color'> {
@@ -75,9 +85,23 @@ async function categoriesTouched(tx: Queryable, since: string): Promise<string[]
 }
 
 /**
- * Products written since `since` (xid8 text, read from product_changes: migration 1764000003500)
- * and products in a category written since then or
- * below one (a rename or a reparent changes the Category path of exactly those), each with the
+ * The master products whose pictures were written since `since` (xid8 text), as `colourway_key()`
+ * of their number (catalogue_media.master_key): a picture of one colourway counts for its master,
+ * whose other colourways the refresh finds unchanged.
+ */
+async function mediaTouched(tx: Queryable, since: string): Promise<string[]> {
+  const { rows } = await tx.query<{ key: string }>(
+    'SELECT DISTINCT master_key AS key FROM catalogue_media WHERE changed_xid >= $1::xid8',
+    [since],
+  );
+  return rows.map((r) => r.key);
+}
+
+/**
+ * Products written since `since` (xid8 text, read from product_changes: migration 1764000003500),
+ * products in a category written since then or
+ * below one (a rename or a reparent changes the Category path of exactly those), and products of a
+ * master product whose pictures were written since then, each with the
  * document it was last indexed in. Only the columns that make the key: after a bulk ingest these
  * are every product, and the indexer reads the rest a chunk of master product numbers at a time.
  * The categories are read first and the products' statement names them only when there are any:
@@ -86,16 +110,24 @@ async function categoriesTouched(tx: Queryable, since: string): Promise<string[]
  */
 export async function changedProducts(tx: Queryable, generation: number, since: string): Promise<ChangedProduct[]> {
   const categories = await categoriesTouched(tx, since);
+  const masters = await mediaTouched(tx, since);
+  const values: unknown[] = [generation, since];
+  const also = (condition: (parameter: string) => string, list: string[]): string => {
+    if (list.length === 0) return '';
+    values.push(list);
+    return `
+     UNION
+     SELECT p.sku, p.master_product_no, p.color, k.doc_key
+       FROM products p LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku
+      WHERE ${condition(`$${values.length}::text[]`)}`;
+  };
   const { rows } = await tx.query<ChangedProduct>(
     `SELECT p.sku, p.master_product_no AS "masterProductNo", p.color, k.doc_key AS "oldKey"
        FROM product_changes c JOIN products p ON p.sku = c.sku
        LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku
-      WHERE c.changed_xid >= $2::xid8${categories.length > 0 ? `
-     UNION
-     SELECT p.sku, p.master_product_no, p.color, k.doc_key
-       FROM products p LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku
-      WHERE p.category = ANY($3::text[])` : ''}`,
-    categories.length > 0 ? [generation, since, categories] : [generation, since],
+      WHERE c.changed_xid >= $2::xid8${also((list) => `p.category = ANY(${list})`, categories)}${
+  also((list) => `colourway_key(p.master_product_no) = ANY(${list})`, masters)}`,
+    values,
   );
   return rows;
 }
@@ -458,6 +490,9 @@ export async function indexStatus(q: Queryable): Promise<IndexStatus> {
                 WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
                UNION ALL
                SELECT min(changed_at) FROM brands
+                WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
+               UNION ALL
+               SELECT min(changed_at) FROM catalogue_media
                 WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
              ) t)::text AS "lagSeconds"
        FROM search_state s`,

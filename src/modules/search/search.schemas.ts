@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { nullableString } from '../../platform/schema/nullable.js';
+import { ImageAnswerSchema } from '../catalogue/index.js';
 import { MAX_PAGE } from '../../platform/schema/query-params.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_SORT, DEFAULT_TOP, MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_TOP, SORTS, type Sort } from './search.params.js';
 import { MAX_FACET_VALUES } from './search.queries.js';
 
-/** The 15 fields of a search document (interface "Search document"), in that order. */
+/** The 15 fields of a search document (interface "Search document"), in that order, and Portway's `images`. */
 export const SearchDocumentSchema = Type.Object({
   id: Type.String({ description: 'The key: `{masterProductNo}_{colour}`, lowercased, spaces and slashes replaced by underscores' }),
   ProductNo: Type.String({ description: 'The master product number' }),
@@ -21,6 +22,9 @@ export const SearchDocumentSchema = Type.Object({
   Category: Type.Array(Type.String(), { description: 'Names of the category and its ancestors, root first; the raw code when the category has no row' }),
   AvailableSizes: Type.Array(Type.String(), { description: 'Every size of the colourway, letter sizes smallest first, then numeric' }),
   Blocked: Type.Boolean({ description: 'Always false in answers: a colourway with a blocked size is hidden' }),
+  images: Type.Array(ImageAnswerSchema, {
+    description: 'Portway\'s addition: the colourway\'s pictures, first shown first; those sent for the colourway, else those sent for its master product; [] when none',
+  }),
 });
 
 const FacetValuesSchema = Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() }), {

@@ -53,6 +53,11 @@ describe('the lookup\'s rendered answer', () => {
       { sku: 'R-UNI', locations: [] },
     ]);
     await putBatch(t, '/customer', [{ account: { accountNo: 'C1', name: 'One', status: 'Active' } }]);
+    const media = await putBatch(t, '/catalogue/media', [{ masterProductNo: 'R "M" \\', color: 'Red', images: [
+      { url: 'https://cdn.example.com/tee/"classic"\\front.jpg?a=1&b=<2>', alt: 'Tee "Classic" \\ back – 😀 \u2028 end\ttab' },
+      { url: 'https://cdn.example.com/tee/back.jpg', alt: null },
+    ] }]);
+    assert.deepEqual(media.json().data.map((r: { outcome: string }) => r.outcome), ['Upserted']);
   });
   after(async () => {
     await serialiser?.close();
@@ -62,6 +67,7 @@ describe('the lookup\'s rendered answer', () => {
   it('is byte for byte what the response schema serialises, by SKU: escapes, unicode, nulls, not found, duplicates', async () => {
     const objects = await lookupProducts(deps(), 'C1', 'sku', KEYS);
     assert.deepEqual(objects.map((r) => r.found), [true, true, true, false, true, true, false]);
+    assert.deepEqual(objects.map((r) => r.value?.images.length), [2, 0, 0, undefined, 2, 0, undefined]);
     const text = await lookupAnswer(deps(), 'C1', 'sku', KEYS);
     assert.equal(text, await serialised(objects));
     assert.deepEqual(JSON.parse(text), { data: objects });

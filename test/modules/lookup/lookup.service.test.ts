@@ -106,6 +106,7 @@ describe('lookupProducts on the database', () => {
           byLocation: [{ locationCode: 'MEL', quantity: 5 }, { locationCode: 'SYD', quantity: 7 }],
           incoming: [{ locationCode: 'SYD', quantity: 4, expectedDate: '2027-01-15' }],
         },
+        images: [],
       },
     });
   });
@@ -115,6 +116,7 @@ describe('lookupProducts on the database', () => {
     assert.deepEqual(b?.value, {
       currency: 'AUD', ean: EAN_B, sku: 'B-1', masterProductNo: 'B-1', name: null, size: null, color: null, unitPrice: '10.0000',
       stock: { onHand: 0, reserved: 0, byLocation: [], incoming: [] },
+      images: [],
     });
     assert.equal(noPrice?.value?.unitPrice, null);
     assert.equal(noPrice?.value?.ean, null);

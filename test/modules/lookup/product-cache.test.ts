@@ -75,6 +75,7 @@ describe('the lookup product cache on the database', () => {
     await t.pool.query('DELETE FROM inventory_items');
     await t.pool.query('DELETE FROM products');
     await t.pool.query('DELETE FROM brands');
+    await t.pool.query('DELETE FROM catalogue_media');
     await put('/catalogue/products', [
       { sku: 'A-1', name: 'Alpha', ean: EAN_A, unitPrice: 10, brandCode: 'LUMA' },
       { sku: 'B-1', name: 'Beta', ean: EAN_B, unitPrice: 20 },
@@ -101,6 +102,40 @@ describe('the lookup product cache on the database', () => {
     await t.pool.query("UPDATE brands SET restricted = true WHERE code = 'LUMA'");
     assert.deepEqual(await reread('sku', ['A-1', 'B-1']), ['A-1']);
     assert.deepEqual(await reread('sku', ['A-1', 'B-1']), []);
+  });
+
+  it('reads again the keys of a master product whose pictures were written since, and answers the colourway\'s pictures, else the master product\'s', async () => {
+    const image = (name: string, alt?: string) => ({ url: `https://cdn.example.com/${name}.jpg`, ...(alt === undefined ? {} : { alt }) });
+    await put('/catalogue/products', [
+      { sku: 'M-1', masterProductNo: 'MX 1', name: 'Em red', color: 'Navy Blue', unitPrice: 1 },
+      { sku: 'M-2', masterProductNo: 'MX 1', name: 'Em blue', color: 'Blue', unitPrice: 1 },
+    ]);
+    const keys = ['M-1', 'M-2', 'B-1'];
+    const images = async () => (await lookup('sku', keys)).map((r) => r.value?.images);
+    assert.deepEqual(await reread('sku', keys), [...keys].sort());
+    assert.deepEqual(await reread('sku', keys), []);
+    assert.deepEqual(await images(), [[], [], []]);
+
+    // The colourway's own pictures, sent under the key as the search key rule folds it.
+    await put('/catalogue/media', [{ masterProductNo: 'mx_1', color: 'navy/blue', images: [image('front', 'Front "view"'), image('back')] }]);
+    assert.deepEqual(await reread('sku', keys), ['M-1', 'M-2'], 'every key of the master product, no other');
+    const m2 = heldProducts('sku', 'M-2')[0];
+    assert.deepEqual(await images(), [[
+      { url: 'https://cdn.example.com/front.jpg', alt: 'Front "view"' }, { url: 'https://cdn.example.com/back.jpg', alt: null },
+    ], [], []]);
+    assert.equal(heldProducts('sku', 'M-2')[0], m2, 'a colourway whose pictures did not change keeps what it decoded');
+
+    // The master product's pictures: for every colourway without its own.
+    await put('/catalogue/media', [{ masterProductNo: 'MX 1', images: [image('flat')] }]);
+    assert.deepEqual((await images()).map((list) => list?.map((i) => i.url)), [
+      ['https://cdn.example.com/front.jpg', 'https://cdn.example.com/back.jpg'], ['https://cdn.example.com/flat.jpg'], [],
+    ]);
+    // Emptied, the colourway falls back to them; sent again unchanged, nothing is read again.
+    await put('/catalogue/media', [{ masterProductNo: 'MX 1', color: 'Navy Blue', images: [] }]);
+    assert.deepEqual((await images()).map((list) => list?.map((i) => i.url)), [['https://cdn.example.com/flat.jpg'], ['https://cdn.example.com/flat.jpg'], []]);
+    await reread('sku', keys);
+    await put('/catalogue/media', [{ masterProductNo: 'MX 1', color: 'Navy Blue', images: [] }]);
+    assert.deepEqual(await reread('sku', keys), []);
   });
 
   it('does not read again after an identical re-send, which writes nothing', async () => {
@@ -233,6 +268,12 @@ describe('the lookup product cache on the database', () => {
     await flood();
     assert.deepEqual(await reread('sku', ['A-1', 'B-1']), [], 'checked from the new point on');
     assert.equal((await lookup('ean', [EAN_A]))[0]?.value?.sku, 'A-0');
+    await put('/catalogue/products', [{ sku: 'M-1', masterProductNo: 'MX', name: 'Em', color: 'Red', unitPrice: 1 }]);
+    await reread('sku', ['M-1', 'B-1']);
+    await flood();
+    await put('/catalogue/media', [{ masterProductNo: 'MX', images: [{ url: 'https://cdn.example.com/mx.jpg' }] }]);
+    assert.deepEqual(await reread('sku', ['M-1', 'B-1']), ['M-1'], 'the pictures of its master product written');
+    assert.equal((await lookup('sku', ['M-1']))[0]?.value?.images[0]?.url, 'https://cdn.example.com/mx.jpg');
   });
 
   it('is checked in the same statement as the account: still one query a call', async () => {
@@ -254,7 +295,7 @@ describe('the lookup product cache on the database', () => {
 describe('the lookup product cache, without a database', () => {
   const product = (sku: string, version = '1//', stock: string | null = null): LookupProductRow => ({
     sku, ean: null, master_product_no: null, name: sku, size: null, color: null, unit_price: '1', blocked: false,
-    brand_code: null, item_discount_group: null, brand_restricted: false, stock_json: stock, version,
+    brand_code: null, item_discount_group: null, brand_restricted: false, stock_json: stock, images_json: null, version,
   });
 
   it('keeps a held product read again with the same version, with its kept prices; decodes one whose version differs', () => {

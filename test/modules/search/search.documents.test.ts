@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   buildDocument, buildDocuments, categoryPath, documentKey, firstSeenByKey, orderSizes, sortName, variantKey, type SearchCategory, type SearchVariant,
 } from '../../../src/modules/search/search.documents.js';
+import { colourwayKey } from '../../../src/modules/catalogue/colourway-key.js';
 
 const variant = (sku: string, fields: Partial<SearchVariant> = {}): SearchVariant => ({
   sku,
@@ -38,6 +39,12 @@ describe('search documents: the key rule', () => {
     assert.equal(documentKey('MH01', 'navy  blue'), 'mh01_navy__blue');
   });
 
+  it('is the catalogue\'s colourway key, which keys a master product\'s own pictures by its number alone', () => {
+    assert.equal(colourwayKey('WS 12/B', 'Navy Blue/White'), documentKey('WS 12/B', 'Navy Blue/White'));
+    assert.equal(colourwayKey('WS 12/B'), 'ws_12_b');
+    assert.equal(colourwayKey('WS 12/B', null), 'ws_12_b');
+  });
+
   it('puts colours that differ only in case, spaces or slashes in one colourway', () => {
     const docs = buildDocuments([variant('A-1', { color: 'Navy Blue' }), variant('A-2', { color: 'navy/blue', size: 'L' })], categories, brands);
     assert.deepEqual([...docs.keys()], ['mh01_navy_blue']);
@@ -68,6 +75,12 @@ describe('search documents: one per colourway', () => {
     assert.deepEqual(docs.get('mh01_gray')?.AvailableSizes, ['M']);
   });
 
+  it('carries the colourway\'s pictures as its variants were read with them, [] when none', () => {
+    const images = [{ url: 'https://cdn.example.com/mh01-black.jpg', alt: 'Front' }, { url: 'https://cdn.example.com/mh01-black-back.jpg', alt: null }];
+    assert.deepEqual(buildDocument([variant('2', { images: [] }), variant('3', { images })], categories, brands).images, images);
+    assert.deepEqual(buildDocument([variant('2')], categories, brands).images, []);
+  });
+
   it('is Blocked when any variant is: one blocked size hides the colourway', () => {
     const open = [variant('1', { size: 'S' }), variant('2', { size: 'M' })];
     assert.equal(buildDocument(open, categories, brands).Blocked, false);
@@ -92,6 +105,7 @@ describe('search documents: one per colourway', () => {
       Category: ['Men', 'Tops', 'Hoodies & Sweatshirts'],
       AvailableSizes: ['M'],
       Blocked: false,
+      images: [],
     });
   });
 

@@ -9,7 +9,7 @@ import { buildTestApp, putAdmin, putBatch, type TestApp } from '../../helpers/ap
  * the customer rules (blocked, brand entitlement) inside the query, facets, paging, typos, bad input.
  */
 
-interface Doc { id: string; Brand: string | null; Category: string[]; Colour: string; Description: string | null }
+interface Doc { id: string; Brand: string | null; Category: string[]; Colour: string; Description: string | null; images: Array<{ url: string; alt: string | null }> }
 interface FacetValue { value: string; count: number }
 interface SearchBody { data: Doc[]; facets: Record<'Brand' | 'Category' | 'Colour' | 'Gender', FacetValue[]>; total: number; page: number; pageSize: number }
 
@@ -91,7 +91,7 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     assert.deepEqual(open.data[1], {
       id: 'mh01_black', ProductNo: 'MH01', Description: 'Chaz Kangaroo Hoodie', Brand: 'Acme Apparel', BrandCode: 'ACME', Colour: 'Black',
       Gender: 'Men', FabricType: null, SleeveLength: null, StyleDescription: null, FabricComposition: null, StratificationCode: null,
-      Category: ['Men', 'Tops', 'Hoodies'], AvailableSizes: ['XS', 'M', 'L'], Blocked: false,
+      Category: ['Men', 'Tops', 'Hoodies'], AvailableSizes: ['XS', 'M', 'L'], Blocked: false, images: [],
     });
   });
 
@@ -302,6 +302,32 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     assert.deepEqual((await get('/suggest?q=hera')).json().data.map((s: { text: string }) => s.text), ['Hera Pullover Top']);
   });
 
+  it('answers each colourway\'s pictures: in search once the index has them (a kept answer is not served after), in browse at once', async () => {
+    const urls = (body: { data: Doc[] }) => Object.fromEntries(body.data.map((d) => [d.id, d.images.map((i) => i.url)]));
+    assert.deepEqual(urls(await searchAs('OPEN', 'q=chaz')), { mh01_black: [], mh01_red: [] });
+    const media = await putBatch(t, '/catalogue/media', [
+      { masterProductNo: 'MH01', images: [{ url: 'https://cdn.example.com/mh01.jpg', alt: 'Chaz hoodie, flat' }] },
+      { masterProductNo: 'MH01', color: 'Red', images: [{ url: 'https://cdn.example.com/mh01-red.jpg' }, { url: 'https://cdn.example.com/mh01-red-back.jpg' }] },
+    ]);
+    assert.equal(media.statusCode, 200, media.body);
+    const browse = async () => {
+      const res = await get('/products?category=HOODIES');
+      assert.equal(res.statusCode, 200, res.body);
+      return urls(res.json() as { data: Doc[] });
+    };
+    const pictured = {
+      mh01_black: ['https://cdn.example.com/mh01.jpg'],
+      mh01_red: ['https://cdn.example.com/mh01-red.jpg', 'https://cdn.example.com/mh01-red-back.jpg'],
+    };
+    assert.deepEqual(Object.fromEntries(Object.entries(await browse()).filter(([id]) => id.startsWith('mh01'))), pictured, 'browse reads the product tables');
+    assert.deepEqual(urls(await searchAs('OPEN', 'q=chaz')), { mh01_black: [], mh01_red: [] }, 'search reads the index, not refreshed yet');
+    await refresh(t.pool);
+    const found = await searchAs('OPEN', 'q=chaz');
+    assert.deepEqual(urls(found), pictured);
+    assert.deepEqual(found.data.find((d) => d.id === 'mh01_black')?.images, [{ url: 'https://cdn.example.com/mh01.jpg', alt: 'Chaz hoodie, flat' }]);
+    assert.equal(found.data.find((d) => d.id === 'mh01_red')?.images[0]?.alt, null);
+  });
+
   it('documents the three endpoints, their parameters and answers in /openapi.json', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const search = doc.paths['/api/public/v1/search'].get;
@@ -314,8 +340,9 @@ for (const cacheMb of ['16', '0']) describe(`search, suggest and browse over HTT
     assert.deepEqual(Object.keys(answer.properties).sort(), ['data', 'facets', 'page', 'pageSize', 'total']);
     assert.deepEqual(Object.keys(answer.properties.data.items.properties), [
       'id', 'ProductNo', 'Description', 'Brand', 'BrandCode', 'Colour', 'Gender', 'FabricType', 'SleeveLength', 'StyleDescription',
-      'FabricComposition', 'StratificationCode', 'Category', 'AvailableSizes', 'Blocked',
+      'FabricComposition', 'StratificationCode', 'Category', 'AvailableSizes', 'Blocked', 'images',
     ]);
+    assert.deepEqual(Object.keys(answer.properties.data.items.properties.images.items.properties), ['url', 'alt']);
     assert.deepEqual(Object.keys(answer.properties.facets.properties), ['Brand', 'Category', 'Colour', 'Gender']);
     assert.deepEqual(names(doc.paths['/api/public/v1/suggest'].get), ['q', 'top']);
     assert.deepEqual(names(doc.paths['/api/public/v1/products'].get), ['category', 'page', 'pageSize']);

@@ -70,7 +70,7 @@ describe('search indexer', () => {
     assert.deepEqual(await doc('mh01_black'), {
       id: 'mh01_black', ProductNo: 'MH01', Description: 'Chaz Kangaroo Hoodie', Brand: 'Acme Apparel', BrandCode: 'ACME',
       Colour: 'Black', Gender: 'Men', FabricType: null, SleeveLength: null, StyleDescription: null, FabricComposition: null,
-      StratificationCode: null, Category: ['Men', 'Hoodies'], AvailableSizes: ['XS', 'M', 'L'], Blocked: false,
+      StratificationCode: null, Category: ['Men', 'Hoodies'], AvailableSizes: ['XS', 'M', 'L'], Blocked: false, images: [],
     });
     assert.equal((await doc('t1_red'))?.Brand, 'OTHER', 'a brand without a row shows its code');
     assert.equal((await activeDocuments(t.pool)).length, 2, 'a product without a master product number makes none');
@@ -221,6 +221,40 @@ describe('search indexer', () => {
     assert.equal((await doc('mh01_black'))?.Brand, 'Acme Outfitters');
     const { rows } = await t.pool.query("SELECT suggest FROM search_documents WHERE id = 'mh01_black'");
     assert.match(rows[0].suggest, /acme outfitters/);
+  });
+
+  it('pictures written re-index exactly their master product\'s documents: each colourway\'s own, else the master product\'s', async () => {
+    const picture = (name: string) => ({ url: `https://cdn.example.com/${name}.jpg`, alt: `${name} view` });
+    const media = async (data: unknown[]) => {
+      const res = await putBatch(t, '/catalogue/media', data);
+      for (const r of res.json().data) assert.equal(r.outcome, 'Upserted', JSON.stringify(r));
+    };
+    const images = async (id: string) => (await doc(id))?.images.map((i) => i.url.replace('https://cdn.example.com/', ''));
+    await products(['Sand', 'Navy Blue'].map((color, i) => ({ sku: `PX-${i}`, masterProductNo: 'PX 1', description: 'Pictured', color, size: 'M' })));
+    await refresh(t.pool);
+    assert.deepEqual((await doc('px_1_sand'))?.images, []);
+    const before = await versions();
+
+    await media([{ masterProductNo: 'px 1', images: [picture('flat')] }]);
+    assert.equal((await refresh(t.pool)).written, 2);
+    assert.deepEqual((await doc('px_1_sand'))?.images, [{ url: 'https://cdn.example.com/flat.jpg', alt: 'flat view' }]);
+    assert.deepEqual(await images('px_1_navy_blue'), ['flat.jpg']);
+    const after = await versions();
+    for (const [id, version] of before) if (!id.startsWith('px_1_')) assert.equal(after.get(id), version, `${id} not rewritten`);
+
+    await media([{ masterProductNo: 'PX 1', color: 'navy/blue', images: [picture('front'), picture('back')] }]);
+    assert.equal((await refresh(t.pool)).written, 1, 'only the colourway whose pictures changed is rewritten');
+    assert.deepEqual(await images('px_1_navy_blue'), ['front.jpg', 'back.jpg']);
+    assert.deepEqual(await images('px_1_sand'), ['flat.jpg']);
+    await media([{ masterProductNo: 'PX 1', color: 'navy/blue', images: [picture('front'), picture('back')] }]);
+    assert.equal((await refresh(t.pool)).written, 0, 'an identical re-send re-indexes nothing');
+    await media([{ masterProductNo: 'PX 1', color: 'Navy Blue', images: [] }]);
+    await refresh(t.pool);
+    assert.deepEqual(await images('px_1_navy_blue'), ['flat.jpg'], 'emptied, the colourway falls back to the master product\'s');
+    // Deleted by SQL (the API never deletes pictures): the next refresh re-evaluates every document.
+    await t.pool.query("DELETE FROM catalogue_media WHERE media_key = 'px_1'");
+    await refresh(t.pool);
+    assert.deepEqual(await images('px_1_sand'), []);
   });
 
   it('a category deleted by SQL falls back to the raw code after the next refresh', async () => {

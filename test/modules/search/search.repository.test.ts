@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 const document = (n: number, fields: Partial<SearchDocument> = {}): SearchDocument => ({
   id: `m${n}_red`, ProductNo: `M${n}`, Description: `Product number${n}`, Brand: null, BrandCode: null, Colour: 'Red',
   Gender: null, FabricType: null, SleeveLength: null, StyleDescription: null, FabricComposition: null,
-  StratificationCode: null, Category: [], AvailableSizes: ['S'], Blocked: false, ...fields,
+  StratificationCode: null, Category: [], AvailableSizes: ['S'], Blocked: false, images: [], ...fields,
 });
 
 describe('search repository', () => {
