@@ -32,7 +32,7 @@ export interface GridItem {
   size: string;
   /** The quantity box's accessible name, "Quantity of Black, size M", and the start of its error messages. */
   label: string;
-  /** The net unit price, shown only where it differs from the row's price. */
+  /** The net unit price ("AUD 38.25 each", "No price"), shown only where it differs from the row's price. */
   price: string | undefined;
   available: string;
   incoming: string[];
@@ -50,6 +50,7 @@ export interface GridCell {
 export interface GridRow {
   id: string;
   colour: string;
+  /** "AUD 36.00 each", or "No price". */
   price: string;
   /** The colour the page was asked for (`?colour=`), highlighted. */
   current: boolean;
@@ -65,6 +66,7 @@ export interface Grid {
 }
 
 const sizeOf = (variant: { size: string | null }): string => variant.size ?? ONE_SIZE;
+const each = (unitPrice: string | null, currency: string): string => (unitPrice === null ? formatMoney(null, currency) : `${formatMoney(unitPrice, currency)} each`);
 
 /**
  * The price a row states once: the unit price most of its items have (on a tie the lowest, no price
@@ -98,14 +100,14 @@ function gridOf(offered: readonly Offered[], chosen: Colourway, currency: string
           colour,
           size,
           label: here.length > 1 ? `${named} (SKU ${offer.sku})` : named,
-          price: offer.unitPrice === price ? undefined : formatMoney(offer.unitPrice, currency),
+          price: offer.unitPrice === price ? undefined : each(offer.unitPrice, currency),
           available: formatQuantity(availableNow(offer.stock)),
           incoming: offer.stock.incoming.filter((i) => i.quantity > 0).map((i) => `${formatQuantity(i.quantity)} on ${formatDate(i.expectedDate)}`),
         })),
       };
     });
     items.push(...cells.flatMap((cell) => cell.items));
-    return { id: `colour-${r}`, colour, price: formatMoney(price, currency), current: colourway === chosen, cells };
+    return { id: `colour-${r}`, colour, price: each(price, currency), current: colourway === chosen, cells };
   });
   return { sizes, rows, items };
 }
