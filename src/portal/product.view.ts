@@ -44,6 +44,8 @@ export interface GridCell {
   /** The size as a phone shows it above the cell, where the column's heading is out of sight: "Size M", "One size". */
   label: string;
   items: GridItem[];
+  /** What an empty cell says to screen readers: "No Red in size S". */
+  absent: string;
 }
 
 /** One colour of the grid: its price once (the price most of its sizes have), and a cell per size column. */
@@ -93,6 +95,7 @@ function gridOf(offered: readonly Offered[], chosen: Colourway, currency: string
       return {
         size,
         label: size === ONE_SIZE ? ONE_SIZE : `Size ${size}`,
+        absent: size === ONE_SIZE ? `No ${colour} in one size` : `No ${colour} in size ${size}`,
         items: here.map((offer, n) => ({
           id: n === 0 ? `qty-${r}-${c}` : `qty-${r}-${c}-${n}`,
           sku: offer.sku,

@@ -38,6 +38,7 @@ describe('product page: the colour × size grid', () => {
     ]);
     assert.deepEqual(grid.sizes, ['S', 'M', 'L', 'XL']);
     assert.deepEqual(grid.rows.map((r) => r.cells.map((c) => c.items.map((i) => i.sku).join() || '-')), [['N-S', '-', 'N-L', '-'], ['-', 'O-M', '-', 'O-XL']]);
+    assert.deepEqual(grid.rows[1]!.cells.filter((c) => c.items.length === 0).map((c) => c.absent), ['No Olive in size S', 'No Olive in size L']);
     assert.deepEqual(grid.items.map((i) => [i.id, i.label]), [
       ['qty-0-0', 'Quantity of Navy, size S'], ['qty-0-2', 'Quantity of Navy, size L'], ['qty-1-1', 'Quantity of Olive, size M'], ['qty-1-3', 'Quantity of Olive, size XL'],
     ]);
