@@ -30,7 +30,7 @@ export function readGrid(items: readonly GridItem[], body: Record<string, string
     else if (read.quantity > 0) lines.push({ sku: item.sku, quantity: read.quantity, id: item.id, colour: item.colour, size: item.size });
   }
   if (errors.length === 0 && lines.length === 0) {
-    errors.push({ field: items[0]?.id ?? 'grid', message: 'Enter a quantity for at least one colour and size' });
+    errors.push({ field: items[0]?.id ?? 'colour-grid', message: 'Enter a quantity for at least one colour and size' });
   }
   return { lines, errors, values };
 }

@@ -156,7 +156,7 @@ export function refusedSizes(problems: ReadonlyArray<{ line?: number; message: s
   return problems.map(({ line: index, message }) => {
     const line = index === undefined ? undefined : lines[index];
     return {
-      field: line?.id ?? lines[0]?.id ?? 'grid',
+      field: line?.id ?? lines[0]?.id ?? 'colour-grid',
       message: line ? `${line.colour}, size ${line.size}: ${message}` : `Your basket cannot take these sizes: ${message}`,
     };
   });
