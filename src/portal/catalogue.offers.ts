@@ -10,6 +10,7 @@ import type { Stock } from '../modules/inventory/index.js';
 /** What the account is charged and can have for one SKU (lookup service, quantity 1). */
 export interface SkuOffer {
   sku: string;
+  ean: string | null;
   size: string | null;
   unitPrice: string | null;
   stock: Stock;
@@ -21,7 +22,7 @@ export async function offersOf(lookup: LookupDeps, accountNo: string, skus: read
   if (skus.length === 0) return offers;
   for (const result of await lookupProducts(lookup, accountNo, 'sku', skus)) {
     const value: LookupValue | null = result.value;
-    if (value !== null) offers.set(value.sku, { sku: value.sku, size: value.size, unitPrice: value.unitPrice, stock: value.stock });
+    if (value !== null) offers.set(value.sku, { sku: value.sku, ean: value.ean, size: value.size, unitPrice: value.unitPrice, stock: value.stock });
   }
   return offers;
 }

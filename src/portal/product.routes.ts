@@ -7,32 +7,38 @@ import { offersOf } from './catalogue.offers.js';
 import { setFlash, takeFlash } from './flash.js';
 import { MESSAGES, sendMessage } from './pages.js';
 import type { PageDeps } from './portal.types.js';
-import { readGrid } from './product.form.js';
-import { addedMessage, chosenColourway, productPage, refusedSizes, type ProductPage } from './product.view.js';
+import { readGrid, showsCodes } from './product.form.js';
+import { addedMessage, chosenColourway, pageUrl, productPage, refusedSizes, type ProductPage } from './product.view.js';
 import { basketChangeProblems } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
 import { basketOwnerOf, buyerOf } from './session.js';
 
 const Params = Type.Object({ masterProductNo: Type.String({ minLength: 1, maxLength: 200 }) });
-const Query = Type.Object({ colour: Type.Optional(Type.String({ maxLength: 200 })) });
-/** The size grid's form: `qty-<row>` per size (the SKU rides in `sku-<row>`), strings only. */
+const Query = Type.Object({
+  colour: Type.Optional(Type.String({ maxLength: 200 })),
+  /** `1`: the grid shows each cell's SKU and EAN (they are always in its text for screen readers). */
+  codes: Type.Optional(Type.String({ maxLength: 10 })),
+});
+/** The grid's form: `qty:<SKU>` per cell and `codes` (the "Show SKU and EAN" box), strings only. */
 const GridForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) }, {
   additionalProperties: Type.String({ maxLength: 200 }),
 });
 
-/** The colourway's page for the account: the search service's colourways, then one lookup call for its sizes. */
+/** The style's page for the account: the search service's colourways, then one lookup call for every SKU of them. */
 async function loadProduct(deps: PageDeps, accountNo: string, masterProductNo: string, colour: string | undefined): Promise<ProductPage | undefined> {
   const product = await productColourways(deps.services.search, accountNo, masterProductNo);
   const chosen = chosenColourway(product, masterProductNo, colour);
   if (product === undefined || chosen === undefined) return undefined;
-  const offers = await offersOf(deps.services.lookup, accountNo, chosen.variants.map((v) => v.sku));
+  const offers = await offersOf(deps.services.lookup, accountNo, product.colourways.flatMap((c) => c.variants.map((v) => v.sku)));
   return productPage(product, chosen, offers, deps.services.lookup.currency, masterProductNo);
 }
 
-function render(reply: FastifyReply, view: ProductPage, extra: { errors?: FieldError[]; values?: Record<string, string>; flash?: string }, status = 200) {
+interface Shown { codes: boolean; errors?: FieldError[]; values?: Record<string, string>; flash?: string | undefined }
+
+function render(reply: FastifyReply, view: ProductPage, shown: Shown, status = 200) {
   const buyer = buyerOf(reply.request);
   return sendPage(reply, 'product', {
-    title: `${view.name}, ${view.doc.Colour}`, buyer, csrfToken: buyer.csrfToken, ...view, values: extra.values ?? {}, flash: extra.flash, errors: extra.errors,
+    title: `${view.name}, ${view.doc.Colour}`, buyer, csrfToken: buyer.csrfToken, ...view, codes: shown.codes, values: shown.values ?? {}, flash: shown.flash, errors: shown.errors,
   }, status);
 }
 
@@ -42,11 +48,12 @@ function notFound(reply: FastifyReply) {
 }
 
 /**
- * The product page of one colourway, `/products/:masterProductNo?colour=…` (no colour: the first
- * the account may see): what search shows of it, its other colours, and the size grid with each
- * size's net price and stock from one lookup call. Its form adds every size with a quantity to the
- * basket in one `addToBasket` call. A product or colour the account may not see is the same 404
- * as one that does not exist.
+ * The product page of a style, `/products/:masterProductNo?colour=…&codes=1`: what search shows of
+ * the colourway asked for (no colour: the first the account may see) and its other colours, then
+ * the colour × size grid of every colourway the account may buy, each cell's net price and stock
+ * from one lookup call. Its form adds every cell with a quantity to the basket in one `addToBasket`
+ * call, all or nothing. A product or colour the account may not see is the same 404 as one that
+ * does not exist.
  */
 export async function productRoutes(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -55,24 +62,25 @@ export async function productRoutes(app: FastifyInstance, deps: PageDeps): Promi
   portal.get('/products/:masterProductNo', { schema, preHandler: deps.guards.requireBuyer }, async (request, reply) => {
     const view = await loadProduct(deps, buyerOf(request).accountNo, request.params.masterProductNo, request.query.colour);
     if (view === undefined) return notFound(reply);
-    const flash = takeFlash(request, reply, deps.secure);
-    return render(reply, view, flash === undefined ? {} : { flash });
+    return render(reply, view, { codes: showsCodes(request.query.codes), flash: takeFlash(request, reply, deps.secure) });
   });
 
   portal.post('/products/:masterProductNo', { schema: { ...schema, body: GridForm }, preHandler: deps.guards.requireBuyer }, async (request, reply) => {
     const buyer = buyerOf(request);
     const view = await loadProduct(deps, buyer.accountNo, request.params.masterProductNo, request.query.colour);
     if (view === undefined) return notFound(reply);
-    const { lines, errors, values } = readGrid(view.rows, request.body as Record<string, string | undefined>);
-    if (errors.length > 0) return render(reply, view, { errors, values }, 400);
+    const body = request.body as Record<string, string | undefined>;
+    const codes = showsCodes(body.codes);
+    const { lines, errors, values } = readGrid(view.grid.items, body);
+    if (errors.length > 0) return render(reply, view, { codes, errors, values }, 400);
     try {
       await addToBasket(deps.pool, basketOwnerOf(buyer), lines.map(({ sku, quantity }) => ({ sku, quantity })));
     } catch (error) {
       const problems = basketChangeProblems(error);
       if (problems === undefined) throw error;
-      return render(reply, view, { errors: refusedSizes(problems, lines), values }, 400);
+      return render(reply, view, { codes, errors: refusedSizes(problems, lines), values }, 400);
     }
     setFlash(reply, addedMessage(view, lines), deps.secure);
-    return reply.redirect(view.action, 303);
+    return reply.redirect(pageUrl(view, codes), 303);
   });
 }

@@ -4,13 +4,14 @@ import { after, before, describe, it } from 'node:test';
 import { readBasket } from '../../src/modules/baskets/baskets.service.js';
 import { refresh } from '../../src/modules/search/search.indexer.js';
 import { buildTestApp, putBatch, type TestApp } from '../helpers/app.js';
-import { checkPage, tabTo, useBrowser } from '../helpers/browser.js';
+import { checkPage, focusedDescription, tabTo, useBrowser } from '../helpers/browser.js';
 import { PASSWORD, seedCatalogue } from '../portal/catalogue-fixture.js';
 
 /**
  * The catalogue pages in Chromium, as a buyer uses them: sign in, search, choose a suggestion with
- * the keyboard, order two sizes from the grid, quick-order a pasted line; axe and screenshots of the
- * search, product and quick-order pages at 375 and 1280 px.
+ * the keyboard, order two colours at once from the colour × size grid moving between its boxes with
+ * the arrow keys, quick-order a pasted line; axe and screenshots of the search, product (with the
+ * SKU and EAN shown, and with an error) and quick-order pages at 375 and 1280 px.
  */
 
 describe('buyer portal in a browser: search, product page, quick order', () => {
@@ -36,7 +37,7 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
   });
   after(async () => { await t.close(); });
 
-  it('a buyer searches, picks a suggestion by keyboard, orders two sizes and quick-orders a pasted line', async () => {
+  it('a buyer searches, picks a suggestion by keyboard, orders two colours from the grid by keyboard and quick-orders a pasted line', async () => {
     const page = await session.open(`${base}/sign-in`);
     await page.getByLabel('Email address').fill('bea@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
@@ -74,17 +75,48 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
     assert.deepEqual(await page.evaluate<number[]>('Array.from(document.querySelectorAll(".gallery img")).map((i) => i.naturalWidth)'), [640, 640]);
     await tabTo(page, page.getByRole('link', { name: 'Chaz Kangaroo Hoodie in Black, back (full size)' }));
 
-    // Two sizes from the grid, by their labels.
-    await page.getByLabel('Quantity of size S').fill('2');
-    await page.getByLabel('Quantity of size L').fill('1');
-    await page.getByRole('button', { name: 'Add to basket' }).click();
-    await page.getByText('Added to your basket: Chaz Kangaroo Hoodie, Black: 2 × S, 1 × L.').waitFor();
+    // Two colours from the grid at once: a box by its label, then the arrow keys from box to box.
+    const focused = async () => (await focusedDescription(page)).replace(/: "[^"]*"$/, ''); // the box's value left out
+    await page.getByLabel('Quantity of Black, size S').fill('2');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await focused(), 'textbox "Quantity of Black, size M"');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await focused(), 'textbox "Quantity of Black, size L"');
+    await page.keyboard.type('1');
+    await page.keyboard.press('ArrowLeft'); // the caret moves first, within what was typed
+    assert.equal(await focused(), 'textbox "Quantity of Black, size L"');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await focused(), 'textbox "Quantity of Red, size M"');
+    await page.keyboard.press('ArrowDown'); // the last colour: focus stays
+    assert.equal(await focused(), 'textbox "Quantity of Red, size M"');
+    await page.keyboard.type('3');
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await focused(), 'textbox "Quantity of Black, size M"');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'textbox "Quantity of Black, size L"', 'Tab goes on in reading order');
 
-    // A bad quantity: the error summary links to the size's box.
-    await page.getByLabel('Quantity of size M').fill('1.5');
+    // SKU and EAN: read out always, shown with the box (and kept in the address for a reload).
+    // Visually hidden text is a 1 px box: shown is wider than that.
+    const codesShown = async () => ((await page.getByText('SKU MH01-L-Black, EAN').boundingBox())?.width ?? 0) > 1;
+    assert.equal(await codesShown(), false);
+    await page.getByLabel('Show SKU and EAN').check();
+    assert.equal(await codesShown(), true);
+    assert.equal(page.url(), `${base}/products/MH01?colour=Black&codes=1`);
+    await checkPage(page, 'catalogue-product-grid-codes');
+    await page.getByLabel('Show SKU and EAN').uncheck();
+    assert.equal(await codesShown(), false);
+
     await page.getByRole('button', { name: 'Add to basket' }).click();
-    await page.getByRole('link', { name: 'Quantity for size M must be a whole number, like 5' }).click();
-    assert.equal(await page.evaluate<string>('document.activeElement.id'), 'qty-1');
+    await page.getByText('Added to your basket: Chaz Kangaroo Hoodie, Black: 2 × S, 1 × L; Red: 3 × M.').waitFor();
+
+    // A bad quantity: the error summary links to its cell's box, and nothing is added.
+    await page.getByLabel('Quantity of Black, size M').fill('1.5');
+    await page.getByLabel('Quantity of Red, size M').fill('1');
+    await page.getByRole('button', { name: 'Add to basket' }).click();
+    await page.getByRole('link', { name: 'Quantity of Black, size M must be a whole number, like 5' }).click();
+    assert.equal(await page.evaluate<string>('document.activeElement.id'), 'qty-0-1');
+    assert.equal(await page.getByLabel('Quantity of Red, size M').inputValue(), '1', 'the good box keeps what was typed');
     await checkPage(page, 'catalogue-product-error');
 
     // Quick order: a line pasted as from a spreadsheet (tab separated), and one that is not found.
@@ -105,6 +137,6 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
 
     const { rows } = await t.pool.query<{ id: string }>("SELECT id FROM users WHERE email = 'bea@example.com'");
     const basket = await readBasket(t.pool, { userId: rows[0]!.id, accountNo: 'CAT-1' });
-    assert.deepEqual(basket.lines.map((l) => `${l.sku}×${l.quantity}`), ['MH01-S-Black×2', 'MH01-L-Black×1', 'MT01-S×3']);
+    assert.deepEqual(basket.lines.map((l) => `${l.sku}×${l.quantity}`), ['MH01-S-Black×2', 'MH01-L-Black×1', 'MH01-M-Red×3', 'MT01-S×3']);
   });
 });

@@ -203,9 +203,9 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Chaz Kangaroo Hoodie in Black');
 
     // 4. Two sizes from the grid.
-    await page.getByLabel('Quantity of size S').fill('2');
-    await page.getByLabel('Quantity of size L').fill('1');
-    await page.getByLabel('Quantity of size L').press('Enter');
+    await page.getByLabel('Quantity of Black, size S').fill('2');
+    await page.getByLabel('Quantity of Black, size L').fill('1');
+    await page.getByLabel('Quantity of Black, size L').press('Enter');
     await page.getByText('Added to your basket: Chaz Kangaroo Hoodie, Black: 2 × S, 1 × L.').waitFor();
 
     // 5. Quick order: a pasted SKU line and an EAN line.

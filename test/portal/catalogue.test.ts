@@ -17,6 +17,29 @@ const cardTitles = (html: string) => [...html.matchAll(/<h2 class="card__title">
   .map((m) => `${m[2]} (${m[3]})`);
 const decode = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
 
+/** The product page's grid as a buyer's screen reader meets it: caption, column headers, and each row's header and cells. */
+function gridOf(html: string) {
+  const table = /<table class="table colour-grid__table">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
+  const text = (s: string) => decode(s.replace(/<[^>]+>/g, ' ').replace(/[ \t\r\n]+/g, ' ').trim());
+  const caption = text(/<caption[^>]*>([\s\S]*?)<\/caption>/.exec(table)?.[1] ?? '');
+  const columns = [...(/<thead>([\s\S]*?)<\/thead>/.exec(table)?.[1] ?? '').matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((m) => m[1]);
+  const rows = [...table.matchAll(/<tr id="colour-\d+"[^>]*>([\s\S]*?)<\/tr>/g)].map((row) => ({
+    header: text(/<th scope="row">([\s\S]*?)<\/th>/.exec(row[1]!)?.[1] ?? ''),
+    cells: [...row[1]!.matchAll(/<td class="grid-cell[^"]*"[^>]*>([\s\S]*?)<\/td>/g)].map((m) => {
+      const cell = m[1]!;
+      const visible = [...cell.matchAll(/<p(?: class="(grid-cell__price)")?>([^<]*)<\/p>/g)].map((p) => text(p[2]!));
+      return {
+        none: /<span class="visually-hidden">(No [^<]+)<\/span>/.exec(cell)?.[1],
+        price: /<p class="grid-cell__price">([^<]+)<\/p>/.exec(cell)?.[1],
+        shown: cell.includes('grid-cell__info') ? visible : undefined,
+        codes: /<p class="grid-cell__codes">([^<]+)<\/p>/.exec(cell)?.[1],
+        label: /<label class="visually-hidden" for="[^"]+">([^<]+)<\/label>/.exec(cell)?.[1],
+      };
+    }),
+  }));
+  return { caption, columns, rows };
+}
+
 describe('buyer portal: catalogue pages', () => {
   let t: TestApp;
   let integrator: string;
@@ -197,7 +220,7 @@ describe('buyer portal: catalogue pages', () => {
     }
   });
 
-  it('the product page shows the account\'s net price and the stock of each size, as the lookup service answers them', async () => {
+  it('the product page shows every colour in one grid: rows by colour, sizes in size order, the account\'s net price and stock as the lookup service answers them', async () => {
     const { b } = await buyer();
     const page = await b.get('/products/MH01?colour=black');
     assert.equal(page.statusCode, 200);
@@ -208,18 +231,49 @@ describe('buyer portal: catalogue pages', () => {
 
     const lookup = await t.app.inject({
       method: 'POST', url: '/api/public/v1/products/by-sku', headers: { 'x-api-key': integrator, 'x-customer-no': 'CAT-1', 'content-type': 'application/json' },
-      payload: { skus: ['MH01-S-Black', 'MH01-M-Black', 'MH01-L-Black'] },
+      payload: { skus: ['MH01-S-Black', 'MH01-M-Black', 'MH01-L-Black', 'MH01-M-Red'] },
     });
     assert.equal(lookup.statusCode, 200, lookup.body);
-    const values = (lookup.json().data as Array<{ value: { size: string; unitPrice: string; stock: { onHand: number; reserved: number } } }>).map((r) => r.value);
-    assert.deepEqual(values.map((v) => v.unitPrice), ['36.0000', '36.0000', '38.2500']);
-    const rows = [...page.body.matchAll(/<th scope="row">([^<]+)<\/th>\s*<td class="numeric">([^<]+)<\/td>\s*<td class="numeric">([^<]+)<\/td>\s*<td>([^<]+)<\/td>/g)]
-      .map((m) => ({ size: m[1], price: m[2], now: m[3], incoming: m[4] }));
-    assert.deepEqual(rows.map((r) => r.size), ['S', 'M', 'L'], 'sizes smallest first');
-    assert.deepEqual(rows.map((r) => r.price), values.map((v) => formatMoney(v.unitPrice, 'AUD')));
-    assert.deepEqual(rows.map((r) => r.now), values.map((v) => String(Math.max(0, v.stock.onHand - v.stock.reserved))));
-    assert.deepEqual(rows.map((r) => r.incoming), ['—', '40 on 15 Jan 2027', '—']);
-    assert.match(page.body, /<label class="visually-hidden" for="qty-0">Quantity of size S<\/label>/);
+    const values = (lookup.json().data as Array<{ value: { unitPrice: string; stock: { onHand: number; reserved: number } } }>).map((r) => r.value);
+    assert.deepEqual(values.map((v) => v.unitPrice), ['36.0000', '36.0000', '38.2500', '36.0000']);
+    const [black, , blackL] = values.map((v) => formatMoney(v.unitPrice, 'AUD'));
+
+    const grid = gridOf(page.body);
+    assert.match(grid.caption, /Your price and stock of Chaz Kangaroo Hoodie in each colour and size/);
+    assert.deepEqual(grid.columns, ['Colour', 'S', 'M', 'L'], 'one column per size, smallest first');
+    assert.deepEqual(grid.rows.map((r) => r.header), [`Black ${black} each`, `Red ${black} each`], 'one row per colour, its price once');
+    assert.match(page.body, /<tr id="colour-0" class="colour-grid__row--current">/, 'the colour asked for is highlighted');
+    const [blackRow, redRow] = grid.rows;
+    // Black: S and M cost the row's price, L more: only L says its price.
+    assert.deepEqual(blackRow!.cells.map((c) => c.price), [undefined, undefined, `${blackL} each`]);
+    assert.deepEqual(blackRow!.cells.map((c) => c.shown), [
+      ['Available now: 10'], ['Available now: 0', 'Incoming: 40 on 15 Jan 2027'], [`${blackL} each`, 'Available now: 0'],
+    ]);
+    assert.deepEqual(blackRow!.cells.map((c) => c.codes), ['SKU MH01-S-Black', 'SKU MH01-M-Black', `SKU MH01-L-Black, EAN ${EAN_HOODIE_L}`]);
+    assert.deepEqual(blackRow!.cells.map((c) => c.label), ['Quantity of Black, size S', 'Quantity of Black, size M', 'Quantity of Black, size L']);
+    assert.equal(String(Math.max(0, values[0]!.stock.onHand - values[0]!.stock.reserved)), '10');
+    // Red is made in M only: S and L are empty cells that say so.
+    assert.deepEqual(redRow!.cells.map((c) => c.none), ['No Red in size S', undefined, 'No Red in size L']);
+    assert.deepEqual(redRow!.cells.map((c) => c.label), [undefined, 'Quantity of Red, size M', undefined]);
+    // Each box: its label, the SKU's name in the form, described by its cell's price, stock and codes.
+    assert.match(page.body, /<label class="visually-hidden" for="qty-1-1">Quantity of Red, size M<\/label>\s*<input class="field__input colour-grid__qty" id="qty-1-1" name="qty:MH01-M-Red" type="text" inputmode="numeric" autocomplete="off" value="" aria-describedby="qty-1-1-info">/);
+    assert.match(page.body, /<div class="grid-cell__info" id="qty-1-1-info">\s*<p class="visually-hidden">AUD\s36\.00 each<\/p>/);
+    assert.match(page.body, /<input class="checkbox__input" id="show-codes" name="codes" type="checkbox" value="1">\s*<label for="show-codes">Show SKU and EAN<\/label>/);
+    assert.equal((page.body.match(/<button type="submit" class="button">Add to basket<\/button>/g) ?? []).length, 1, 'one button for the whole grid');
+  });
+
+  it('the grid shows the SKU and EAN with ?codes=1, highlights the colour asked for, and still opens without a colour', async () => {
+    const { b } = await buyer();
+    const codes = await b.get('/products/MH01?colour=Red&codes=1');
+    assert.equal(codes.statusCode, 200);
+    assert.match(codes.body, /<form method="post" action="\/products\/MH01\?colour=Red" novalidate class="colour-grid colour-grid--codes" data-colour-grid>/);
+    assert.match(codes.body, /id="show-codes" name="codes" type="checkbox" value="1" checked>/);
+    assert.match(codes.body, /<tr id="colour-1" class="colour-grid__row--current">/);
+    assert.match(codes.body, /<tr id="colour-0">/);
+    const plain = await b.get('/products/MH01');
+    assert.equal(plain.statusCode, 200);
+    assert.deepEqual(gridOf(plain.body).rows.map((r) => r.header.split(' ')[0]), ['Black', 'Red']);
+    assert.match(plain.body, /<form method="post" action="\/products\/MH01\?colour=Black" novalidate class="colour-grid" data-colour-grid>/);
   });
 
   it('a product or colour the account may not see is the same 404 as one that does not exist', async () => {
@@ -235,37 +289,50 @@ describe('buyer portal: catalogue pages', () => {
     assert.equal((await b.get('/products/MH01?colour=Red')).statusCode, 200, 'its allowed brand is shown');
   });
 
-  it('the size grid adds every size with a quantity in one go and says what was added', async () => {
+  it('the grid adds every cell with a quantity, of every colour, in one go and says what was added', async () => {
     const { b, userId } = await buyer();
     await b.get('/products/MH01?colour=Black');
-    const res = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '2', 'qty:MH01-M-Black': '', 'qty:MH01-L-Black': ' 3 ' });
+    const res = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '2', 'qty:MH01-M-Black': '', 'qty:MH01-L-Black': ' 3 ', 'qty:MH01-M-Red': '1' });
     assert.equal(res.statusCode, 303, res.body);
     assert.equal(res.headers.location, '/products/MH01?colour=Black');
-    assert.deepEqual(await basketOf(userId), ['MH01-S-Black×2', 'MH01-L-Black×3']);
+    assert.deepEqual(await basketOf(userId), ['MH01-S-Black×2', 'MH01-L-Black×3', 'MH01-M-Red×1']);
     const shown = await b.get('/products/MH01?colour=Black');
-    assert.match(shown.body, /<div class="notice notice--success" role="status">\s*<p>Added to your basket: Chaz Kangaroo Hoodie, Black: 2 × S, 3 × L\.<\/p>/);
+    assert.match(shown.body, /<div class="notice notice--success" role="status">\s*<p>Added to your basket: Chaz Kangaroo Hoodie, Black: 2 × S, 3 × L; Red: 1 × M\.<\/p>/);
     assert.match(shown.body, /<a href="\/basket">Go to your basket<\/a>/);
     assert.doesNotMatch((await b.get('/products/MH01?colour=Black')).body, /Added to your basket/, 'the message is shown once');
+    // With the codes shown, the form returns to the page with them shown.
+    const withCodes = await b.post('/products/MH01?colour=Red', { 'qty:MH01-M-Red': '1', codes: '1' });
+    assert.equal(withCodes.statusCode, 303, withCodes.body);
+    assert.equal(withCodes.headers.location, '/products/MH01?colour=Red&codes=1');
+    assert.match((await b.get(withCodes.headers.location as string)).body, /Added to your basket: Chaz Kangaroo Hoodie, Red: 1 × M\./);
   });
 
-  it('refuses non-whole, negative and too large quantities, or none at all, with errors linked to the sizes, adding nothing', async () => {
+  it('refuses non-whole, negative and too large quantities, or none at all, with errors linked to the cells, adding nothing', async () => {
     const { b, userId } = await buyer();
     await b.get('/products/MH01?colour=Black');
-    const res = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '1.5', 'qty:MH01-M-Black': '-2', 'qty:MH01-L-Black': '2147483648' });
+    const res = await b.post('/products/MH01?colour=Black', {
+      'qty:MH01-S-Black': '1.5', 'qty:MH01-M-Black': '-2', 'qty:MH01-L-Black': '2147483648', 'qty:MH01-M-Red': '4', codes: '1',
+    });
     assert.equal(res.statusCode, 400);
     assert.match(res.body, /<title>Error: Chaz Kangaroo Hoodie, Black/);
-    assert.match(res.body, /<a href="#qty-0">Quantity for size S must be a whole number, like 5<\/a>/);
-    assert.match(res.body, /<a href="#qty-1">Quantity for size M must be 0 or more<\/a>/);
-    assert.match(res.body, /<a href="#qty-2">Quantity for size L must be 2,147,483,647 or fewer<\/a>/);
-    assert.match(res.body, /id="qty-0" name="qty:MH01-S-Black" type="text" inputmode="numeric" autocomplete="off" value="1.5" aria-invalid="true" aria-describedby="qty-0-error"/);
+    assert.deepEqual([...res.body.matchAll(/<li><a href="#([^"]+)">([^<]+)<\/a><\/li>/g)].map((m) => [m[1], decode(m[2]!)]), [
+      ['qty-0-0', 'Quantity of Black, size S must be a whole number, like 5'],
+      ['qty-0-1', 'Quantity of Black, size M must be 0 or more'],
+      ['qty-0-2', 'Quantity of Black, size L must be 2,147,483,647 or fewer'],
+    ]);
+    assert.match(res.body, /id="qty-0-0" name="qty:MH01-S-Black" type="text" inputmode="numeric" autocomplete="off" value="1.5" aria-describedby="qty-0-0-error qty-0-0-info" aria-invalid="true"/);
+    assert.match(res.body, /<p id="qty-0-0-error" class="field__error"><span class="visually-hidden">Error:<\/span> Quantity of Black, size S must be a whole number, like 5<\/p>/);
+    assert.match(res.body, /id="qty-1-1" name="qty:MH01-M-Red" type="text" inputmode="numeric" autocomplete="off" value="4" aria-describedby="qty-1-1-info">/, 'the good cell keeps what was typed');
+    assert.match(res.body, /id="show-codes" name="codes" type="checkbox" value="1" checked>/, 'and the codes stay shown');
+    assert.deepEqual(await basketOf(userId), [], 'nothing added while any cell is wrong, not even the good one');
     const empty = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '', 'qty:MH01-M-Black': '0' });
     assert.equal(empty.statusCode, 400);
-    assert.match(empty.body, /<a href="#qty-0">Enter a quantity for at least one size<\/a>/);
-    // Beyond what a basket line may hold once summed: the basket service refuses it, shown on the size.
+    assert.match(empty.body, /<a href="#qty-0-0">Enter a quantity for at least one colour and size<\/a>/);
+    // Beyond what a basket line may hold once summed: the basket service refuses it, shown on the cell.
     await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '2147483647' });
-    const over = await b.post('/products/MH01?colour=Black', { 'qty:MH01-S-Black': '1', 'qty:MH01-L-Black': '1' });
+    const over = await b.post('/products/MH01?colour=Black', { 'qty:MH01-M-Red': '1', 'qty:MH01-S-Black': '1', 'qty:MH01-L-Black': '1' });
     assert.equal(over.statusCode, 400);
-    assert.match(over.body, /<a href="#qty-0">Size S: MH01-S-Black would have 2,147,483,648 in the basket/);
+    assert.match(over.body, /<a href="#qty-0-0">Black, size S: MH01-S-Black would have 2,147,483,648 in the basket/);
     assert.deepEqual(await basketOf(userId), ['MH01-S-Black×2147483647'], 'nothing of the refused forms added');
   });
 

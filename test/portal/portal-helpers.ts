@@ -54,8 +54,9 @@ export class Browser {
     return res;
   }
 
+  // light-my-request hands cookies back decoded; a browser sends them as set (@fastify/cookie's encoding), so a ";" in a message stays in it.
   private cookieHeader(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {

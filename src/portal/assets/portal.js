@@ -239,3 +239,74 @@
   var searchForm = document.querySelector('form.catalogue-search');
   if (searchForm) liveResults(searchForm);
 }());
+
+/* The product page's colour × size grid (`form[data-colour-grid]`), which works without this:
+   - the arrow keys move between its quantity boxes as in a spreadsheet: Left and Right to the
+     previous or next box of the colour (once the caret is at the start or end of what is typed),
+     Up and Down to the same size in the colour above or below, skipping a colour not made in that
+     size. The box moved to has its text selected, so typing replaces it. Tab is left alone.
+   - "Show SKU and EAN" also sets a class (for browsers without CSS :has) and puts `codes=1` in the
+     address, so a reload keeps the choice. */
+(function () {
+  'use strict';
+
+  var BOX = 'colour-grid__qty';
+
+  function boxesOf(element) {
+    return element ? element.querySelectorAll('.' + BOX) : [];
+  }
+
+  /** The box the key moves to from `input`, or null: the key stays the box's own. */
+  function target(table, input, key) {
+    var row = input.closest('tr');
+    var cell = input.closest('td');
+    if (!row || !cell) return null;
+    if (key === 'ArrowLeft' || key === 'ArrowRight') {
+      var end = input.value.length;
+      if (key === 'ArrowLeft' && input.selectionStart !== 0) return null;
+      if (key === 'ArrowRight' && input.selectionEnd !== end) return null;
+      var inRow = Array.prototype.slice.call(boxesOf(row));
+      return inRow[inRow.indexOf(input) + (key === 'ArrowLeft' ? -1 : 1)] || null;
+    }
+    var rows = table.tBodies[0].rows;
+    var inCell = Array.prototype.slice.call(boxesOf(cell));
+    var nth = inCell.indexOf(input);
+    var step = key === 'ArrowUp' ? -1 : 1;
+    for (var r = row.sectionRowIndex + step; r >= 0 && r < rows.length; r += step) {
+      var there = boxesOf(rows[r].cells[cell.cellIndex]);
+      if (there.length > 0) return there[Math.min(nth, there.length - 1)];
+    }
+    return null;
+  }
+
+  function colourGrid(form) {
+    var table = form.querySelector('table');
+    if (!table || !table.tBodies[0]) return;
+    table.addEventListener('keydown', function (event) {
+      var input = event.target;
+      if (!input.classList || !input.classList.contains(BOX)) return;
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      if (['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'].indexOf(event.key) < 0) return;
+      var next = target(table, input, event.key);
+      if (!next) return;
+      event.preventDefault();
+      next.focus();
+      next.select();
+    });
+    var keys = form.querySelector('.colour-grid__keys');
+    if (keys) keys.hidden = false;
+
+    var toggle = form.querySelector('input[name="codes"]');
+    if (!toggle) return;
+    toggle.addEventListener('change', function () {
+      form.classList.toggle('colour-grid--codes', toggle.checked);
+      var url = new window.URL(window.location.href);
+      if (toggle.checked) url.searchParams.set('codes', '1');
+      else url.searchParams.delete('codes');
+      window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
+    });
+  }
+
+  var grids = document.querySelectorAll('form[data-colour-grid]');
+  for (var i = 0; i < grids.length; i += 1) colourGrid(grids[i]);
+}());
