@@ -1,6 +1,5 @@
-import { carrierWords } from '../modules/freight/index.js';
 import type { AccountView } from '../modules/ledger/index.js';
-import type { Order } from '../modules/orders/index.js';
+import { chargeWords, type Order } from '../modules/orders/index.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 
 /** The orders pages' view models: the account's orders and one order, statuses in words. */
@@ -59,18 +58,6 @@ export function totalsView(totals: { net: string; tax: string; freight: string; 
     freight: formatMoney(totals.freight, currency),
     total: formatMoney(totals.total, currency),
   };
-}
-
-/**
- * A charge in words: freight as the carrier and service it was quoted for (the order's shipping
- * snapshot), not the stored description's codes; any other charge by its description.
- */
-function chargeWords(c: Order['charges'][number], shipping: Order['shipping']): string {
-  const { method, agentCode, serviceCode } = shipping;
-  if (c.chargeType === 'Freight' && method !== undefined && agentCode !== undefined && serviceCode !== undefined) {
-    return carrierWords({ method, agentCode, serviceCode });
-  }
-  return c.description || 'Charge';
 }
 
 /** One order as its page shows it. */

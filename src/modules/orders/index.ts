@@ -8,6 +8,7 @@ export {
   deleteExpiredIdempotentAnswers, getOrder, listAccountOrders, orderPlacedWithKey, placeOrder, type OrderDeps, type PlacedOrder,
 } from './orders.service.js';
 export { priceAvailableLines, priceBasket, type AvailableLinesPricing, type PricedBasket, type QuoteDeps } from './quote.service.js';
+export { chargeWords } from './charge-words.js';
 export { QuotePriceCache } from './quote-price-cache.js';
 export { TradingReferenceCache } from './reference-cache.js';
 export {

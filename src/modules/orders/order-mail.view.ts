@@ -1,4 +1,5 @@
 import { formatDate, formatMoney, formatQuantity } from '../../platform/format.js';
+import { chargeWords, FREIGHT_CHARGE } from './charge-words.js';
 import type { DespatchLine, DespatchStatus } from './orders.engine.js';
 import type { MailedOrder } from './order-mail.repository.js';
 
@@ -50,7 +51,10 @@ export function confirmationMailData(order: MailedOrder, recipientName: string, 
       unitPrice: money(l.unit_price),
       amount: money(l.line_amount),
     })),
-    charges: order.lines.filter((l) => l.line_type === 'Charge').map((l) => ({ description: l.description ?? 'Charge', amount: money(l.line_amount) })),
+    charges: order.lines.filter((l) => l.line_type === 'Charge').map((l) => ({
+      description: chargeWords({ chargeType: l.charge_type ?? FREIGHT_CHARGE, description: l.description }, order.shipping),
+      amount: money(l.line_amount),
+    })),
     totals: { net: money(order.net_amount), tax: money(order.tax_amount), freight: money(order.freight_amount), total: money(order.total_amount) },
   };
 }

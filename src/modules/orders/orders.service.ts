@@ -5,6 +5,7 @@ import { compileItemValidator } from '../../platform/schema/item-validator.js';
 import { accountExists, accountNotFound } from '../customers/index.js';
 import { totalsOf } from './amounts.engine.js';
 import type { BasketShipTo } from './basket.repository.js';
+import { FREIGHT_CHARGE } from './charge-words.js';
 import { enqueueErpHandoff } from './erp-handoff.job.js';
 import { enqueueOrderConfirmation } from './order-mail.job.js';
 import { lineStatus, orderStatus } from './orders.engine.js';
@@ -25,8 +26,6 @@ import { parseBasket, priceBasket, type QuoteDeps } from './quote.service.js';
 export type OrderDeps = QuoteDeps;
 
 const validateOrderBody = compileItemValidator(OrderBodySchema);
-
-export const FREIGHT_CHARGE = 'Freight';
 
 /** Idempotency-Key: 1 to 255 visible ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;

@@ -112,7 +112,9 @@ describe('order mail: a confirmation and despatch notices, each sent once', () =
     for (const line of order.lines) {
       assert.ok(text.includes(`- ${line.sku} ${line.description}\n  Quantity ${line.quantity}, unit price ${money(line.unitPrice)}, amount ${money(line.lineAmount)}\n`), text);
     }
-    assert.ok(text.includes(`- ${order.charges[0]!.description}: ${money(order.charges[0]!.amount)}\n`));
+    // The freight line in words, as the order page says it, not the stored description's codes.
+    assert.ok(text.includes(`- Road freight (carrier TNT, service ROAD): ${money(order.charges[0]!.amount)}\n`), text);
+    assert.ok(!text.includes(order.charges[0]!.description), text);
     assert.ok(text.includes(`Net: ${money(order.totals.net)}\nFreight: ${money(order.totals.freight)}\nTax: ${money(order.totals.tax)}\nTotal: ${money(order.totals.total)}\n`), text);
     assert.ok(text.includes(`\nhttp://localhost:3000/orders/${orderNumber}\n`), 'the link: PUBLIC_URL/orders/<orderNumber>');
 
@@ -121,6 +123,7 @@ describe('order mail: a confirmation and despatch notices, each sent once', () =
     assert.match(html, /MAIN Main store<br>Sydney 2000<br>AU/);
     assert.ok(html.includes(`<strong>TEE-S</strong> Tee S`));
     assert.ok(html.includes(`>${money(order.totals.total)}<`));
+    assert.ok(html.includes('Road freight (carrier TNT, service ROAD)'), html);
     assert.ok(html.includes(`<a href="http://localhost:3000/orders/${orderNumber}"`));
     assert.equal((await t.pool.query('SELECT placed_by_user_id::text AS u FROM orders WHERE order_number = $1', [orderNumber])).rows[0].u, owner.userId);
   });
