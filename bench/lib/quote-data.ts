@@ -7,8 +7,9 @@ import type { AreaItem, GstPostingRatesItem, JurisdictionItem } from '../../src/
 import { areaBatch, gstPostingRatesBatch, jurisdictionBatch } from '../../src/modules/tax/tax.service.js';
 import type { Pool } from '../../src/platform/db/pool.js';
 import { seededRandom } from './catalogue.js';
+import { generateInventory } from './inventory.js';
 import {
-  ACCOUNT_ALLOWED_BRANDS, ACCOUNT_INDENT_BRANDS, LOOKUP_BRANDS, buildLookupData, loadLookupData, writeAll, type LoadedCounts, type LookupData,
+  ACCOUNT_ALLOWED_BRANDS, ACCOUNT_INDENT_BRANDS, LOOKUP_BRANDS, buildLookupData, ean13, loadLookupData, writeAll, type LoadedCounts, type LookupData,
 } from './lookup-data.js';
 
 /**
@@ -421,4 +422,35 @@ export async function loadQuoteData(pool: Pool, data: QuoteData, progress: (mess
     if (counts[key] !== expected[key]) throw new Error(`loading the quote data: ${key} holds ${counts[key]} rows, expected ${expected[key]}`);
   }
   return counts;
+}
+
+/** The grid style's colours and sizes: the product page's largest colour × size matrix a buyer meets. */
+export const GRID_COLOURS = ['Black', 'Navy', 'Red', 'White', 'Green', 'Grey'] as const;
+export const GRID_SIZES = ['XS', 'S', 'M', 'L', 'XL', '2XL', '3XL', '4XL'] as const;
+export const GRID_MASTER = 'GRID68';
+
+/**
+ * The data with one more style of 6 colours × 8 sizes (48 variants, each with stock), made from a
+ * product the bench accounts may buy (its brand, category, price and quote fields), so the portal
+ * bench times the product page's colour × size grid at its full size. The Luma catalogue's styles
+ * have at most 3 colours.
+ */
+export function withGridStyle(data: QuoteData): QuoteData {
+  const mayBuy = benchAccountMayBuy();
+  const template = data.products.find((p) => mayBuy(p) && typeof p.unitPrice === 'number' && p.masterProductNo);
+  if (template === undefined) throw new Error('no product the bench accounts may buy to make the grid style from');
+  const products: ProductItem[] = GRID_COLOURS.flatMap((color, c) => GRID_SIZES.map((size, s): ProductItem => ({
+    ...template,
+    sku: `${GRID_MASTER}-${size}-${color}`,
+    masterProductNo: GRID_MASTER,
+    name: `Grid tee ${size} ${color}`,
+    color,
+    size,
+    ean: ean13('95', c * GRID_SIZES.length + s + 1),
+  })));
+  return {
+    ...data,
+    products: [...data.products, ...products],
+    inventory: [...data.inventory, ...generateInventory(products.map((p) => p.sku), 20_261_126)],
+  };
 }

@@ -7,7 +7,9 @@ import { createPool } from '../../src/platform/db/pool.js';
 import { positiveIntegerOption } from '../lib/ingest.js';
 import { expectAllOk, runLoad, type LoadRequest, type LoadResult } from '../lib/load.js';
 import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote } from '../lib/machine.js';
-import { QUOTE_LINES, basketBodies, buildBaskets, buildQuoteData, loadQuoteData } from '../lib/quote-data.js';
+import {
+  GRID_COLOURS, GRID_MASTER, GRID_SIZES, QUOTE_LINES, basketBodies, buildBaskets, buildQuoteData, loadQuoteData, withGridStyle,
+} from '../lib/quote-data.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
 import { startServer, type RunningServer } from '../lib/server.js';
 import { round } from '../lib/timing.js';
@@ -17,6 +19,7 @@ import { round } from '../lib/timing.js';
  * the 100,000-variant bench catalogue, its 50,000 price rules, stock, freight and tax (the quote
  * bench's data). A buyer of the quote bench's chain account signs in through the sign-in form;
  * their basket holds one of the quote bench's 20-line baskets and the account has a few orders.
+ * One style has 6 colours × 8 sizes, so the product page's grid is timed at its full size.
  *
  * Each page is loaded alone from --connections connections (default 2: a few buyers at once, so
  * the latency is the page's server time, not a queue) for --duration seconds, after a warm-up, and
@@ -99,7 +102,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const n = (value: number) => value.toLocaleString('en-US');
 
   ctx.progress(`generating the Luma + ${n(ctx.generatedItems)} products, their stock, accounts, ${n(ruleCount)} price rules, freight and tax data`);
-  const data = buildQuoteData(ctx.generatedItems, ruleCount);
+  const data = withGridStyle(buildQuoteData(ctx.generatedItems, ruleCount));
   const baskets = buildBaskets(data, 16, QUOTE_LINES).filter((b) => b.accountNo === data.chainAccountNo);
   const bodies = basketBodies(baskets);
 
@@ -171,6 +174,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     ['search: words and typos', searchPaths, true],
     ...(facetPaths.length > 0 ? [['search: a word and a facet', facetPaths, true] as [string, readonly string[], boolean]] : []),
     ['product', productPaths.slice(0, 40), true],
+    [`product: ${GRID_COLOURS.length}-colour × ${GRID_SIZES.length}-size grid`, [`/products/${GRID_MASTER}`, `/products/${GRID_MASTER}?codes=1`], true],
     ['quick order', ['/quick-order'], true],
     [`basket (${QUOTE_LINES} lines)`, ['/basket'], true],
     ['orders', ['/orders'], true],
