@@ -37,6 +37,6 @@ export function reorderMessage(orderNumber: string, result: ReorderResult): stri
     length += FLASH_LINE_BREAK.length + detail.length;
   }
   const rest = details.length - shown.length;
-  const more = rest === 0 ? [] : [`And ${lines(rest)} more not added or short of stock, not listed here.`];
+  const more = rest === 0 ? [] : [`And ${formatQuantity(rest)} more ${rest === 1 ? 'line' : 'lines'} not added or short of stock, not listed here.`];
   return [head, ...shown, ...more].join(FLASH_LINE_BREAK);
 }
