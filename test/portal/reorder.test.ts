@@ -67,7 +67,7 @@ describe('buyer portal: order again', () => {
     const page = await b.get(`/orders/${placed.orderNumber}`);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, new RegExp(`<form method="post" action="/orders/${placed.orderNumber}/reorder" novalidate>\\s*<input type="hidden" name="_csrf" value="[^"]+">`));
-    assert.match(page.body, /<button type="submit" class="button button--secondary">Order again<\/button>/);
+    assert.match(page.body, /<button type="submit" class="button button--secondary" aria-describedby="reorder-hint">Order again<\/button>/);
   });
 
   it('adds the lines still sold at today\'s prices, says which could not be added and why, and which are short of stock', async () => {
