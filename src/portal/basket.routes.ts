@@ -11,6 +11,7 @@ import {
 } from '../modules/orders/index.js';
 import { readOrderForm, readUpdateForm, referenceError, type OrderForm as PostedOrder } from './basket.form.js';
 import { DONE, basketModel, pricedShipTo, type BasketModel } from './basket.view.js';
+import { flashParts, takeFlash } from './flash.js';
 import type { PageDeps } from './portal.types.js';
 import { isKeyReused, orderRefusal } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
@@ -56,6 +57,8 @@ interface BasketPageOptions {
   errors?: FieldError[];
   typed?: Map<number, string>;
   done?: string | undefined;
+  /** The one-time message of the form that redirected here ("Order again"). */
+  flash?: string | undefined;
   form?: { shipToCode?: string; customerReference?: string };
   refused?: string;
 }
@@ -68,6 +71,7 @@ async function sendBasket(reply: FastifyReply, deps: PageDeps, buyer: SignedInBu
     csrfToken: buyer.csrfToken,
     errors: options.errors,
     done: options.done === undefined ? undefined : DONE[options.done],
+    flash: options.flash === undefined ? undefined : flashParts(options.flash),
     refused: options.refused,
     ...model,
     shipToChosen: options.form?.shipToCode ?? model.shipToCode,
@@ -146,7 +150,7 @@ export async function basketRoutes(app: FastifyInstance, deps: PageDeps): Promis
   const guard = { preHandler: deps.guards.requireBuyer };
 
   portal.get('/basket', { schema: { hide: true, querystring: DoneQuery }, ...guard }, async (request, reply) => {
-    return sendBasket(reply, deps, buyerOf(request), { done: request.query.done });
+    return sendBasket(reply, deps, buyerOf(request), { done: request.query.done, flash: takeFlash(request, reply, deps.secure) });
   });
 
   // "Update basket": every quantity at once (0 removes), or one line's remove button.

@@ -6,7 +6,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * neither repeats the message nor the form. It is only text for the page, escaped when shown.
  */
 export const FLASH_COOKIE = 'portway_flash';
-const MAX_FLASH = 1000;
+export const MAX_FLASH = 1000;
+/** Between a message's first line (what happened) and each of its details, listed under it (`flashParts`). */
+export const FLASH_LINE_BREAK = '\n';
 
 export function setFlash(reply: FastifyReply, message: string, secure: boolean): void {
   reply.setCookie(FLASH_COOKIE, message.slice(0, MAX_FLASH), { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: 120 });
@@ -18,4 +20,10 @@ export function takeFlash(request: FastifyRequest, reply: FastifyReply, secure: 
   if (message === undefined || message === '') return undefined;
   reply.clearCookie(FLASH_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure });
   return message;
+}
+
+/** A message of several lines: what happened, then its details, for a page that lists them. */
+export function flashParts(message: string): { summary: string; details: string[] } {
+  const [summary = '', ...details] = message.split(FLASH_LINE_BREAK);
+  return { summary, details };
 }

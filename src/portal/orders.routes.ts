@@ -1,14 +1,17 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { reorderLines } from '../modules/baskets/index.js';
 import { accountOverview } from '../modules/ledger/index.js';
 import { getOrder, listAccountOrders, type Order } from '../modules/orders/index.js';
+import { setFlash } from './flash.js';
 import { orderRow, orderView } from './orders.view.js';
 import { MESSAGES, sendMessage } from './pages.js';
 import type { PageDeps } from './portal.types.js';
 import { isNotFound } from './refusals.js';
+import { reorderMessage } from './reorder.view.js';
 import { sendPage } from './render.js';
-import { buyerOf } from './session.js';
+import { basketOwnerOf, buyerOf, type SignedInBuyer } from './session.js';
 
 /** The account's orders and one order, statuses derived from the quantities on every read (decisions §3). */
 
@@ -18,6 +21,19 @@ export const ORDERS_PAGE_SIZE = 20;
 const ListQuery = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$' })) });
 const OrderParams = Type.Object({ orderNumber: Type.String({ minLength: 1, maxLength: 40 }) });
 const PlacedQuery = Type.Object({ placed: Type.Optional(Type.String({ maxLength: 10 })) });
+const ReorderForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) });
+
+/** The account's order, or undefined: another account's order reads exactly like one that does not exist. */
+async function accountOrder(deps: PageDeps, buyer: SignedInBuyer, orderNumber: string): Promise<Order | undefined> {
+  try {
+    return await getOrder(deps.services.orders, buyer.accountNo, orderNumber);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+const notFound = (reply: FastifyReply, buyer: SignedInBuyer) => sendMessage(reply, 404, MESSAGES.notFound, buyer, buyer.csrfToken);
 
 export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -36,14 +52,8 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
 
   portal.get('/orders/:orderNumber', { schema: { hide: true, params: OrderParams, querystring: PlacedQuery }, ...guard }, async (request, reply) => {
     const buyer = buyerOf(request);
-    let order: Order;
-    try {
-      order = await getOrder(deps.services.orders, buyer.accountNo, request.params.orderNumber);
-    } catch (error) {
-      // Another account's order reads exactly like one that does not exist.
-      if (isNotFound(error)) return sendMessage(reply, 404, MESSAGES.notFound, buyer, buyer.csrfToken);
-      throw error;
-    }
+    const order = await accountOrder(deps, buyer, request.params.orderNumber);
+    if (order === undefined) return notFound(reply, buyer);
     const account = await accountOverview(deps.services.account, buyer.accountNo);
     return sendPage(reply, 'order', {
       title: `Order ${order.orderNumber}`,
@@ -52,5 +62,17 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
       placed: request.query.placed,
       order: orderView(order, account, currency),
     });
+  });
+
+  // "Order again": the order's lines as ordered, added to the basket at today's prices; then the
+  // basket (post, redirect, get), so a reload adds nothing twice.
+  portal.post('/orders/:orderNumber/reorder', { schema: { hide: true, params: OrderParams, body: ReorderForm }, ...guard }, async (request, reply) => {
+    const buyer = buyerOf(request);
+    const order = await accountOrder(deps, buyer, request.params.orderNumber);
+    if (order === undefined) return notFound(reply, buyer);
+    const lines = order.lines.map(({ sku, quantity }) => ({ sku, quantity }));
+    const result = await reorderLines({ pool: deps.pool, lookup: deps.services.lookup }, basketOwnerOf(buyer), lines);
+    setFlash(reply, reorderMessage(order.orderNumber, result), deps.secure);
+    return reply.redirect('/basket', 303);
   });
 }

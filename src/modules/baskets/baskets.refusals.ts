@@ -13,3 +13,14 @@ export interface BasketsRefusals {
 }
 
 export const basketsRefusals = refusalDomain<BasketsRefusals>('baskets');
+
+/**
+ * A line of an order added again that the basket did not take, when the others were (`reorderLines`):
+ * `not-available` when the account can no longer buy its SKU (unknown, blocked and not entitled
+ * read alike, as everywhere an account names a SKU), else the basket refusal whose rule it breaks,
+ * with that refusal's words for the line.
+ */
+export interface LineNotAdded extends LineProblem {
+  quantity: number;
+  reason: 'not-available' | Exclude<keyof BasketsRefusals, 'customer-reference-too-long'>;
+}

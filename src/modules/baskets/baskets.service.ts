@@ -3,9 +3,11 @@ import {
   deleteBasketLines, findBasket, findBasketLines, lockBasket, lockBasketAtVersion, writeBasketLines, writeCheckout,
   type BasketLineRow, type BasketOwner, type BasketRow,
 } from './baskets.repository.js';
-// A quote's and an order's limits: a basket is always one that can be quoted and ordered.
-import { CUSTOMER_REFERENCE_LENGTH, MAX_BASKET_LINES, MAX_LINE_QUANTITY } from '../orders/index.js';
-import { basketsRefusals, type LineProblem } from './baskets.refusals.js';
+import { availableNow } from '../inventory/index.js';
+import { lookupProducts, type LookupDeps } from '../lookup/index.js';
+import { CUSTOMER_REFERENCE_LENGTH } from '../orders/index.js';
+import { checkQuantities, fitLines, planAdd } from './baskets.engine.js';
+import { basketsRefusals, type LineNotAdded } from './baskets.refusals.js';
 import { saveQuickOrderResult } from './quick-order-results.repository.js';
 
 export type { BasketOwner } from './baskets.repository.js';
@@ -42,17 +44,6 @@ export async function readBasket(q: Queryable, owner: BasketOwner): Promise<Bask
   return basketOf(found?.row, found?.lines ?? []);
 }
 
-function checkQuantities(lines: readonly BasketLine[], allowZero: boolean): LineProblem[] {
-  const problems: LineProblem[] = [];
-  lines.forEach((line, i) => {
-    const q = line.quantity;
-    if (!Number.isSafeInteger(q) || q < (allowZero ? 0 : 1) || q > MAX_LINE_QUANTITY) {
-      problems.push({ line: i, sku: line.sku, message: `quantity of ${line.sku} must be a whole number from ${allowZero ? 0 : 1} to ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
-    }
-  });
-  return problems;
-}
-
 /**
  * Adds quantities: a SKU already in the basket gets the quantity added to its line, a new one a
  * line at the end (lines of one SKU in `lines` add up). Refused whole, with every problem, when a
@@ -70,24 +61,16 @@ export async function addToBasketIn(tx: Queryable, owner: BasketOwner, lines: re
   const problems = checkQuantities(lines, false);
   if (problems.length > 0) throw basketsRefusals.refuse('quantities-invalid', 'The quantities are invalid.', { lines: problems });
   const row = await lockBasket(tx, owner);
-  const current = await findBasketLines(tx, owner);
-  const quantities = new Map(current.map((l) => [l.sku, l.quantity]));
-  const changed = new Map<string, number>();
-  const over: LineProblem[] = [];
-  let full: string | null = null;
-  lines.forEach((line, i) => {
-    const quantity = (changed.get(line.sku) ?? quantities.get(line.sku) ?? 0) + line.quantity;
-    if (quantity > MAX_LINE_QUANTITY) {
-      over.push({ line: i, sku: line.sku, message: `${line.sku} would have ${quantity.toLocaleString('en')} in the basket, more than ${MAX_LINE_QUANTITY.toLocaleString('en')}` });
-    }
-    changed.set(line.sku, quantity);
-  });
-  const added = [...changed.keys()].filter((sku) => !quantities.has(sku)).length;
-  if (current.length + added > MAX_BASKET_LINES) {
-    full = `the basket would have ${current.length + added} lines; it holds at most ${MAX_BASKET_LINES}`;
-  }
+  return addToLockedBasket(tx, owner, row, await findBasketLines(tx, owner), lines);
+}
+
+/** Lines of checked quantities added to a basket the caller locked (`lockBasket`), which held `current`. */
+async function addToLockedBasket(
+  tx: Queryable, owner: BasketOwner, row: BasketRow, current: readonly BasketLine[], lines: readonly BasketLine[],
+): Promise<Basket> {
+  const { quantities, over, full } = planAdd(current, lines);
   if (over.length > 0 || full !== null) throw basketsRefusals.refuse('basket-limits', 'The basket cannot take these lines.', { lines: over, basket: full });
-  await writeBasketLines(tx, owner, [...changed].map(([sku, quantity]) => ({ sku, quantity })));
+  await writeBasketLines(tx, owner, [...quantities].map(([sku, quantity]) => ({ sku, quantity })));
   return basketOf(row, await findBasketLines(tx, owner));
 }
 
@@ -101,6 +84,70 @@ export async function addQuickOrderLines(pool: Pool, owner: BasketOwner, lines: 
     const basket = await addToBasketIn(tx, owner, lines);
     if (result !== undefined) await saveQuickOrderResult(tx, owner, result);
     return basket;
+  });
+}
+
+export interface ReorderDeps {
+  pool: Pool;
+  /** Which SKUs the account may buy now, and their stock: the lookup's answer, as for a quick order's lines. */
+  lookup: LookupDeps;
+}
+
+/** A SKU added whose quantity in the basket is more than is available now: the rest is on back order when ordered. */
+export interface ShortLine { sku: string; quantity: number; availableNow: number }
+
+export interface ReorderResult {
+  basket: Basket;
+  /** The lines taken, as given (their quantity added to the basket). */
+  added: BasketLine[];
+  /** The others, by index in the lines given, and why. */
+  notAdded: LineNotAdded[];
+  /** SKUs added that are short of stock now, in the basket's order. */
+  short: ShortLine[];
+}
+
+/**
+ * An order's lines added to the basket again, as many as it takes, at today's prices (the basket
+ * keeps no price: its quote prices it when shown). A line whose SKU the account can no longer buy
+ * (the lookup's answer) is not added; of the rest, the lines the basket's limits take are added in
+ * one `addToBasket` of them (`fitLines`: a line past the largest quantity, or past the basket's last
+ * line, is not); each line not added says why. Stock stops no line (an order may be back-ordered),
+ * but the lines now short of it are named.
+ */
+export async function reorderLines(deps: ReorderDeps, owner: BasketOwner, lines: readonly BasketLine[]): Promise<ReorderResult> {
+  const available = await availableNowOf(deps.lookup, owner.accountNo, lines);
+  // The lines the account may still buy, each with its index in `lines`, and the others.
+  const buyable = lines.flatMap(({ sku, quantity }, line) => (available.has(sku) ? [{ line, sku, quantity }] : []));
+  const gone = lines.flatMap(({ sku, quantity }, line): LineNotAdded[] => (available.has(sku)
+    ? []
+    : [{ line, sku, quantity, reason: 'not-available', message: `${sku} is no longer available to your account` }]));
+  if (buyable.length === 0) return { basket: await readBasket(deps.pool, owner), added: [], notAdded: gone, short: [] };
+  return withTransaction(deps.pool, async (tx) => {
+    const row = await lockBasket(tx, owner);
+    const current = await findBasketLines(tx, owner);
+    const { taken, refused } = fitLines(current, buyable);
+    const added = taken.map((i) => buyable[i] as BasketLine).map(({ sku, quantity }) => ({ sku, quantity }));
+    const basket = added.length === 0 ? basketOf(row, current) : await addToLockedBasket(tx, owner, row, current, added);
+    const notAdded = [...gone, ...refused.map((r) => ({ ...r, line: (buyable[r.line] as { line: number }).line }))];
+    return { basket, added, notAdded: notAdded.sort((a, b) => a.line - b.line), short: shortOf(basket, added, available) };
+  });
+}
+
+/** Units available now of each SKU of `lines` the account may buy (one lookup call); a SKU it may not is absent. */
+async function availableNowOf(lookup: LookupDeps, accountNo: string, lines: readonly BasketLine[]): Promise<Map<string, number>> {
+  const available = new Map<string, number>();
+  const skus = [...new Set(lines.map((l) => l.sku))];
+  if (skus.length === 0) return available;
+  for (const r of await lookupProducts(lookup, accountNo, 'sku', skus)) if (r.value !== null) available.set(r.key, availableNow(r.value.stock));
+  return available;
+}
+
+/** The basket's lines of the SKUs added that hold more than is available now. */
+function shortOf(basket: Basket, added: readonly BasketLine[], available: ReadonlyMap<string, number>): ShortLine[] {
+  const skus = new Set(added.map((l) => l.sku));
+  return basket.lines.flatMap(({ sku, quantity }) => {
+    const now = available.get(sku) ?? 0;
+    return skus.has(sku) && quantity > now ? [{ sku, quantity, availableNow: now }] : [];
   });
 }
 
