@@ -221,10 +221,12 @@ export function combineLoads(parts: readonly LoadResult[]): LoadResult {
   };
 }
 
-/** Throws unless every response of the run was a 2xx, with no socket error and no timeout. */
-export function expectAllOk(result: LoadResult, label: string, logTail: () => string): void {
+/** Throws unless every response of the run was a 2xx (or, given, `expectedStatus`), with no socket error and no timeout. */
+export function expectAllOk(result: LoadResult, label: string, logTail: () => string, expectedStatus?: number): void {
   const { non2xx, errors, timeouts, statusCodes } = result.failures;
-  if (non2xx === 0 && errors === 0 && timeouts === 0 && result.requests > 0) return;
+  // A form's POST answers a redirect (post, redirect, get): every answer must be that one status.
+  const answered = expectedStatus === undefined ? non2xx === 0 : Object.keys(statusCodes).every((code) => Number(code) === expectedStatus);
+  if (answered && errors === 0 && timeouts === 0 && result.requests > 0) return;
   throw new Error(
     `${label}: ${result.requests} responses, ${non2xx} not 2xx, ${errors} errors, ${timeouts} timeouts ` +
     `(status codes ${JSON.stringify(statusCodes)}); the figures would be meaningless.\nServer log:\n${logTail()}`,

@@ -19,7 +19,8 @@ import { round } from '../lib/timing.js';
  * the 100,000-variant bench catalogue, its 50,000 price rules, stock, freight and tax (the quote
  * bench's data). A buyer of the quote bench's chain account signs in through the sign-in form;
  * their basket holds one of the quote bench's 20-line baskets and the account has a few orders.
- * One style has 6 colours × 8 sizes, so the product page's grid is timed at its full size.
+ * One style has 6 colours × 8 sizes, so the product page's grid is timed at its full size; "Order
+ * again" (a POST answered by a redirect) is timed on one of the orders.
  *
  * Each page is loaded alone from --connections connections (default 2: a few buyers at once, so
  * the latency is the page's server time, not a queue) for --duration seconds, after a warm-up, and
@@ -92,6 +93,8 @@ function searchWords(names: ReadonlyArray<string | null | undefined>, count: num
   const common = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, count).map(([w]) => w);
   return common.flatMap((w) => [w, `${w.slice(0, 2)}${w[3]}${w[2]}${w.slice(4)}`]);
 }
+
+interface FormPost { readonly path: string; readonly body: string }
 
 interface PageFigures { readonly paths: number; readonly p50Ms: number; readonly p99Ms: number; readonly rps: number }
 
@@ -168,6 +171,13 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   if (productPaths.length === 0) throw new Error('no product link on the search pages');
   if (orderPaths.length === 0) throw new Error('no order link on the orders page');
 
+  // "Order again" on the first order: the form's token from its page; the POST answers 303 to the
+  // basket. Timed last, so the basket page above is timed with its 20 lines as placed; each reorder
+  // merges the order's lines into the basket again (quantities grow, the line count does not).
+  const reorderToken = /name="_csrf" value="([^"]+)"/.exec(await getPage(server, orderPaths[0] as string, cookie))?.[1];
+  if (reorderToken === undefined) throw new Error('the order page has no form token');
+  const reorder: FormPost = { path: `${orderPaths[0] as string}/reorder`, body: new URLSearchParams({ _csrf: reorderToken }).toString() };
+
   const pages: Array<[string, readonly string[], boolean]> = [
     ['sign-in (baseline, signed out)', ['/sign-in'], false],
     ['search: browse', ['/', '/?page=2'], true],
@@ -198,6 +208,18 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const result = await load(durationS);
     expectAllOk(result, name, () => server.logTail());
     figures.set(name, { paths: paths.length, p50Ms: result.p50Ms, p99Ms: result.p99Ms, rps: round(result.rps, 1) });
+  }
+  {
+    const name = `order again (${QUOTE_LINES} lines)`;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const requests: LoadRequest[] = [{ method: 'POST', path: reorder.path, body: reorder.body, headers: form }];
+    const headers = { accept: 'text/html', cookie };
+    const load = (seconds: number): Promise<LoadResult> => runLoad({ baseUrl: server.baseUrl, requests, headers, connections, durationS: seconds, staggered: true });
+    ctx.progress(`timing ${name} (${durationS} s, ${connections} connections)`);
+    expectAllOk(await load(WARM_UP_S), `warm-up of ${name}`, () => server.logTail(), 303);
+    const result = await load(durationS);
+    expectAllOk(result, name, () => server.logTail(), 303);
+    figures.set(name, { paths: 1, p50Ms: result.p50Ms, p99Ms: result.p99Ms, rps: round(result.rps, 1) });
   }
   const foreign = stopMonitor();
 
