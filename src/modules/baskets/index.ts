@@ -3,7 +3,7 @@
  * Its limits are the orders module's (a basket is always one that can be quoted and ordered).
  */
 export {
-  addQuickOrderLines, addToBasket, addToBasketIn, emptyBasket, emptyOrderedBasket, readBasket, removeFromBasket, setBasketCheckout,
+  addQuickOrderLines, addToBasket, addToBasketIn, countBasketLines, emptyBasket, emptyOrderedBasket, readBasket, removeFromBasket, setBasketCheckout,
   setBasketQuantities, type Basket, type BasketLine, type BasketOwner,
 } from './baskets.service.js';
 export { deleteStaleQuickOrderResults, saveQuickOrderResult, takeQuickOrderResult } from './quick-order-results.service.js';
