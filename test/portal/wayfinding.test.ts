@@ -65,6 +65,9 @@ describe('buyer portal: finding your way', () => {
       { sku: 'POLO-L-NAVY', masterProductNo: 'POLO', name: 'Harbour Polo', description: 'Harbour Polo', color: 'Navy', size: 'L', category: 'POLOS', ...orderable },
       { sku: 'POLO-M-WHITE', masterProductNo: 'POLO', name: 'Harbour Polo', description: 'Harbour Polo', color: 'White', size: 'M', category: 'POLOS', ...orderable },
       { sku: 'JKT-M', masterProductNo: 'JKT', name: 'Storm Jacket', description: 'Storm Jacket', color: 'Black', size: 'M', category: 'JACKETS', ...orderable },
+      // One blocked size hides the whole colourway (search's rule): no page, no link.
+      { sku: 'BLKP-S', masterProductNo: 'BLKP', name: 'Part Blocked', color: 'Grey', size: 'S', category: 'POLOS', blocked: true, ...orderable },
+      { sku: 'BLKP-M', masterProductNo: 'BLKP', name: 'Part Blocked', color: 'Grey', size: 'M', category: 'POLOS', ...orderable },
       { sku: 'GONE-M', masterProductNo: 'GONE', name: 'Soon Gone Tee', description: 'Soon Gone Tee', color: 'Red', size: 'M', category: 'POLOS', ...orderable },
     ]));
     await refresh(t.pool);
@@ -98,13 +101,15 @@ describe('buyer portal: finding your way', () => {
 
   it('links each basket line to its product page; a line with no product page the account can open stays plain text', async () => {
     const { b, owner } = await signedInBuyer(t, `basket-links-${randomUUID()}@example.com`, 'C1');
-    await addToBasket(t.pool, owner, [{ sku: 'POLO-M-WHITE', quantity: 1 }, { sku: 'TEE-M', quantity: 1 }, { sku: 'HID-1', quantity: 1 }]);
+    await addToBasket(t.pool, owner, [{ sku: 'POLO-M-WHITE', quantity: 1 }, { sku: 'TEE-M', quantity: 1 }, { sku: 'HID-1', quantity: 1 }, { sku: 'BLKP-M', quantity: 1 }]);
     const page = await b.get('/basket');
     assert.equal(page.statusCode, 200);
     assert.equal(lineLink(page.body, 'POLO-M-WHITE'), '/products/POLO?colour=White');
     assert.match(page.body, /<a href="\/products\/POLO\?colour=White"><span class="sku">POLO-M-WHITE<\/span> Harbour Polo<\/a>/);
     assert.equal(lineLink(page.body, 'TEE-M'), null, 'a product with no colour has no product page');
     assert.equal(lineLink(page.body, 'HID-1'), null, 'a brand the account may not buy has no page for it');
+    assert.equal(lineLink(page.body, 'BLKP-M'), null, 'a colourway hidden by a blocked size has no page');
+    assert.equal((await b.get('/products/BLKP?colour=Grey')).statusCode, 404);
     assert.equal((await b.get('/products/POLO?colour=White')).statusCode, 200, 'the link opens the product page');
   });
 
