@@ -5,8 +5,8 @@ import { RESET_VALIDITY_MINUTES, type PasswordChange } from '../modules/users/in
 import {
   RESET_PER_ADDRESS, RESET_PER_EMAIL, SIGN_IN_PER_ADDRESS, overLimit, signInFailed, signInRefused, signInSucceeded,
 } from './auth.limits.js';
-import { setFlash, takeFlash } from './flash.js';
 import { invitationPage, resetPage, sendInvitationProblem, sendResetProblem, tooMany } from './auth.view.js';
+import { setFlash, takeFlash } from './flash.js';
 import { MESSAGES, sendMessage } from './pages.js';
 import type { AuthDeps } from './portal.types.js';
 import { passwordRefusal } from './refusals.js';
