@@ -6,6 +6,7 @@ import {
   RESET_PER_ADDRESS, RESET_PER_EMAIL, SIGN_IN_PER_ADDRESS, overLimit, signInFailed, signInRefused, signInSucceeded,
 } from './auth.limits.js';
 import { invitationPage, resetPage, sendInvitationProblem, sendResetProblem, tooMany } from './auth.view.js';
+import { setFlash, takeFlash } from './flash.js';
 import { MESSAGES, sendMessage } from './pages.js';
 import type { AuthDeps } from './portal.types.js';
 import { passwordRefusal } from './refusals.js';
@@ -35,11 +36,23 @@ const AccountForm = Type.Object({ _csrf: CSRF, accountNo: Text(100) });
 
 const looksLikeEmail = (s: string) => /^[^\s@]+@[^\s@]+$/.test(s);
 
+/** The one-time messages of these pages (flash.ts), shown on the page each form lands on. */
+export const CONFIRMATIONS = {
+  invitationAccepted: 'Your password is set and you are signed in.',
+  passwordReset: 'Your password has been changed and you are signed in.',
+  signedOut: 'You have signed out.',
+} as const;
+
 /**
  * Starts a fresh session (a new id on every sign-in: no fixation) for the preferred account when
  * the user is linked to it, the only one when there is one, or none yet (the choice page).
+ * `confirmation` is said once on the page that follows.
  */
-async function signIn(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, userId: string, next: string | undefined, preferredAccount?: string) {
+async function signIn(
+  deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, userId: string, next: string | undefined,
+  options: { preferredAccount?: string; confirmation?: string } = {},
+) {
+  const { preferredAccount, confirmation } = options;
   const { users, cookie } = deps;
   const old = sessionIdOf(request);
   if (old) await users.endSession(old);
@@ -50,6 +63,7 @@ async function signIn(deps: AuthDeps, request: FastifyRequest, reply: FastifyRep
   }
   const chosen = accounts.find((a) => a.accountNo === preferredAccount) ?? (accounts.length === 1 ? accounts[0] : undefined);
   setSessionCookie(reply, await users.startSession(userId, chosen?.accountNo ?? null), cookie);
+  if (confirmation !== undefined) setFlash(reply, confirmation, cookie.secure);
   if (chosen) return reply.redirect(next ?? '/', 303);
   return reply.redirect(next ? `/choose-account?next=${encodeURIComponent(next)}` : '/choose-account', 303);
 }
@@ -86,7 +100,7 @@ async function invitationRoutes(app: FastifyInstance, deps: AuthDeps): Promise<v
       if (invitation.state !== 'valid') return sendInvitationProblem(reply, invitation.state);
       return invitationPage(reply, token, invitation, refused.errors);
     }
-    return signIn(deps, request, reply, result.userId, undefined, result.accountNo);
+    return signIn(deps, request, reply, result.userId, undefined, { preferredAccount: result.accountNo, confirmation: CONFIRMATIONS.invitationAccepted });
   });
 }
 
@@ -99,7 +113,7 @@ async function signInRoutes(app: FastifyInstance, deps: AuthDeps): Promise<void>
     const next = safeNext(request.query.next);
     const current = await deps.guards.load(request);
     if (current?.accountNo) return reply.redirect(next ?? '/', 303);
-    return sendPage(reply, 'sign-in', { title: 'Sign in', next, csrfToken: reply.generateCsrf() });
+    return sendPage(reply, 'sign-in', { title: 'Sign in', next, notice: takeFlash(request, reply, deps.cookie.secure), csrfToken: reply.generateCsrf() });
   });
 
   portal.post('/sign-in', { schema: { hide: true, querystring: NextQuery, body: SignInForm } }, async (request, reply) => {
@@ -127,6 +141,7 @@ async function signInRoutes(app: FastifyInstance, deps: AuthDeps): Promise<void>
     const id = sessionIdOf(request);
     if (id) await users.endSession(id);
     clearSessionCookie(reply, deps.cookie);
+    setFlash(reply, CONFIRMATIONS.signedOut, deps.cookie.secure);
     return reply.redirect('/sign-in', 303);
   });
 }
@@ -142,7 +157,8 @@ async function accountChoiceRoutes(app: FastifyInstance, deps: AuthDeps): Promis
     const accounts = await users.accountsOf(user.userId);
     if (accounts.length === 0) return sendMessage(reply, 403, MESSAGES.noAccount);
     const csrfToken = reply.generateCsrf();
-    return sendPage(reply, 'choose-account', { title: 'Choose an account', buyer: user, csrfToken, accounts, next: safeNext(request.query.next) });
+    const flash = takeFlash(request, reply, deps.cookie.secure);
+    return sendPage(reply, 'choose-account', { title: 'Choose an account', buyer: user, csrfToken, accounts, next: safeNext(request.query.next), flash });
   });
 
   portal.post('/choose-account', { schema: { hide: true, querystring: NextQuery, body: AccountForm }, ...signedIn }, async (request, reply) => {
@@ -207,7 +223,7 @@ async function resetPasswordRoutes(app: FastifyInstance, deps: AuthDeps): Promis
       return resetPage(reply, token, reset.email, refused.errors);
     }
     // Every session of the user has ended with the change; this browser starts a new one.
-    return signIn(deps, request, reply, result.userId, undefined);
+    return signIn(deps, request, reply, result.userId, undefined, { confirmation: CONFIRMATIONS.passwordReset });
   });
 }
 

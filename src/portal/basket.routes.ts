@@ -6,12 +6,14 @@ import {
   emptyOrderedBasket, readBasket, setBasketCheckout, setBasketQuantities, type BasketOwner,
 } from '../modules/baskets/index.js';
 import { accountOverview } from '../modules/ledger/index.js';
+import { colourwaysOfSkus } from '../modules/search/index.js';
 import {
   CUSTOMER_REFERENCE_LENGTH, MAX_BASKET_LINES, orderPlacedWithKey, placeOrder, priceAvailableLines,
 } from '../modules/orders/index.js';
 import { readOrderForm, readUpdateForm, referenceError, type OrderForm as PostedOrder } from './basket.form.js';
 import { DONE, basketModel, pricedShipTo, type BasketModel } from './basket.view.js';
-import { flashParts, takeFlash } from './flash.js';
+import { flashParts, setFlash, takeFlash } from './flash.js';
+import { placedFlash, type Placed } from './orders.view.js';
 import type { PageDeps } from './portal.types.js';
 import { isKeyReused, orderRefusal } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
@@ -43,13 +45,19 @@ export function basketOrderKey(owner: BasketOwner, version: string): string {
   return `portal-basket-${createHash('sha256').update(JSON.stringify([owner.userId, owner.accountNo, version])).digest('base64url')}`;
 }
 
-/** The basket, the account, and the quote of the lines the account may still buy, for the ship-to the basket is priced for. */
+/**
+ * The basket, the account, the quote of the lines the account may still buy (for the ship-to the
+ * basket is priced for), and the product page of each line, the last two at once.
+ */
 async function loadBasket(deps: PageDeps, buyer: SignedInBuyer, typed: ReadonlyMap<number, string> = new Map()): Promise<BasketModel> {
   const { services } = deps;
   const [basket, account] = await Promise.all([readBasket(deps.pool, basketOwnerOf(buyer)), accountOverview(services.account, buyer.accountNo)]);
   const shipToCode = pricedShipTo(basket, account);
-  const pricing = shipToCode === null ? undefined : await priceAvailableLines(services.orders, buyer.accountNo, shipToCode, basket.lines);
-  return basketModel({ basket, account, shipToCode, pricing, typed, currency: services.orders.currency });
+  const [pricing, colourways] = await Promise.all([
+    shipToCode === null ? undefined : priceAvailableLines(services.orders, buyer.accountNo, shipToCode, basket.lines),
+    colourwaysOfSkus(services.search, buyer.accountNo, basket.lines.map((l) => l.sku)),
+  ]);
+  return basketModel({ basket, account, shipToCode, pricing, typed, currency: services.orders.currency, colourways });
 }
 
 interface BasketPageOptions {
@@ -94,7 +102,11 @@ async function saveDelivery(
   return reply.redirect(`/basket?done=${done}`, 303);
 }
 
-const placedUrl = (orderNumber: string, placed: '1' | 'kept') => `/orders/${encodeURIComponent(orderNumber)}?placed=${placed}`;
+/** To the order's page, which says "Order placed" once (the flash; a reload shows the order alone). */
+function toPlacedOrder(reply: FastifyReply, deps: PageDeps, orderNumber: string, placed: Placed): FastifyReply {
+  setFlash(reply, placedFlash(orderNumber, placed), deps.secure);
+  return reply.redirect(`/orders/${encodeURIComponent(orderNumber)}`, 303);
+}
 
 /** A refused order: the first order of this basket version when the refusal says it was placed already, else the basket with the reasons. */
 async function orderRefused(
@@ -106,7 +118,7 @@ async function orderRefused(
     // This basket version was ordered already, with another purchase-order number (the form sent
     // again after the number was changed): that first order stands, as for any repeated form.
     const first = await orderPlacedWithKey(deps.services.orders, buyer.accountNo, key);
-    if (first !== undefined) return reply.redirect(placedUrl(first, '1'), 303);
+    if (first !== undefined) return toPlacedOrder(reply, deps, first, 'placed');
   }
   return sendBasket(reply, deps, buyer, { status: refused.status, errors: refused.errors, form, refused: NOT_PLACED });
 }
@@ -123,7 +135,7 @@ async function placeBasketOrder(reply: FastifyReply, deps: PageDeps, buyer: Sign
   if (basket.version !== form.version) {
     // Already placed from that version (the form sent twice, the basket since emptied): its order.
     const placed = await orderPlacedWithKey(deps.services.orders, buyer.accountNo, key);
-    return reply.redirect(placed === undefined ? '/basket?done=changed' : placedUrl(placed, '1'), 303);
+    return placed === undefined ? reply.redirect('/basket?done=changed', 303) : toPlacedOrder(reply, deps, placed, 'placed');
   }
   if (basket.lines.length === 0) return reply.redirect('/basket', 303);
   // A basket whose ship-to was never saved orders to the one the page priced it for (the account's default).
@@ -142,7 +154,7 @@ async function placeBasketOrder(reply: FastifyReply, deps: PageDeps, buyer: Sign
   }
   const emptied = await emptyOrderedBasket(deps.pool, owner, form.version);
   // A replayed answer whose basket is no longer that version: the first post emptied it.
-  return reply.redirect(placedUrl(placed.orderNumber, !emptied && !placed.replayed ? 'kept' : '1'), 303);
+  return toPlacedOrder(reply, deps, placed.orderNumber, !emptied && !placed.replayed ? 'kept' : 'placed');
 }
 
 export async function basketRoutes(app: FastifyInstance, deps: PageDeps): Promise<void> {

@@ -4,6 +4,8 @@ import { carrierWords, type Shipping } from '../modules/freight/index.js';
 import type { AvailableLinesPricing, PricedBasket, Quote, QuoteLine } from '../modules/orders/index.js';
 import { accountStatusWords } from './account.view.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
+import type { SkuColourway } from '../modules/search/index.js';
+import { lineHref } from './links.js';
 import { totalsView } from './orders.view.js';
 
 /**
@@ -51,6 +53,8 @@ export interface BasketLineView {
   /** The quantity as typed when the form is shown again with errors. */
   typed: string;
   unavailable: boolean;
+  /** Its product page; null when the account can no longer open one. */
+  href: string | null;
   name?: string | null;
   unitPrice?: string;
   lineAmount?: string;
@@ -85,10 +89,12 @@ export function pricedShipTo(basket: Basket, account: AccountView): string | nul
 
 const NOTHING_PRICED: AvailableLinesPricing = { priced: undefined, unavailable: new Set(), quoteLineOf: new Map(), shipToRefused: false };
 
-function lineViews(basket: Basket, pricing: AvailableLinesPricing, typed: ReadonlyMap<number, string>, currency: string): BasketLineView[] {
+function lineViews(
+  basket: Basket, pricing: AvailableLinesPricing, typed: ReadonlyMap<number, string>, currency: string, colourways: ReadonlyMap<string, SkuColourway>,
+): BasketLineView[] {
   const quote = pricing.priced?.quote;
   return basket.lines.map((l, index) => {
-    const base = { index, sku: l.sku, quantity: l.quantity, typed: typed.get(index) ?? String(l.quantity) };
+    const base = { index, sku: l.sku, quantity: l.quantity, typed: typed.get(index) ?? String(l.quantity), href: lineHref(l.sku, colourways) };
     const n = pricing.quoteLineOf.get(index);
     const q = n === undefined || quote === undefined ? undefined : quote.lines[n];
     if (pricing.unavailable.has(index) || q === undefined) return { ...base, unavailable: pricing.unavailable.has(index) };
@@ -150,11 +156,13 @@ export interface BasketInput {
   /** Quantities as typed (line index → text), when the form is shown again with errors. */
   typed: ReadonlyMap<number, string>;
   currency: string;
+  /** The colourway of each line's SKU the account can open (`colourwaysOfSkus`): the line links to its product page. */
+  colourways?: ReadonlyMap<string, SkuColourway>;
 }
 
-export function basketModel({ basket, account, shipToCode, pricing = NOTHING_PRICED, typed, currency }: BasketInput): BasketModel {
+export function basketModel({ basket, account, shipToCode, pricing = NOTHING_PRICED, typed, currency, colourways = new Map() }: BasketInput): BasketModel {
   const { priced } = pricing;
-  const lines = lineViews(basket, pricing, typed, currency);
+  const lines = lineViews(basket, pricing, typed, currency, colourways);
   const reasons = basketReasons(basket, account, pricing.shipToRefused, lines);
   const notes = priced === undefined ? [] : quoteReasons(priced, pricing.quoteLineOf, reasons);
   const quote = priced?.quote;

@@ -4,8 +4,9 @@ import { Type } from 'typebox';
 import { reorderLines } from '../modules/baskets/index.js';
 import { accountOverview } from '../modules/ledger/index.js';
 import { getOrder, listAccountOrders, type Order } from '../modules/orders/index.js';
-import { setFlash } from './flash.js';
-import { orderRow, orderView } from './orders.view.js';
+import { colourwaysOfSkus } from '../modules/search/index.js';
+import { setFlash, takeFlash } from './flash.js';
+import { orderFlash, orderRow, orderView } from './orders.view.js';
 import { MESSAGES, sendMessage } from './pages.js';
 import type { PageDeps } from './portal.types.js';
 import { isNotFound } from './refusals.js';
@@ -20,7 +21,6 @@ export const ORDERS_PAGE_SIZE = 20;
 // Query strings are text here (no coercion in the portal's scope): a page is 1 to 9999, anything else the 400 page.
 const ListQuery = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,3}$' })) });
 const OrderParams = Type.Object({ orderNumber: Type.String({ minLength: 1, maxLength: 40 }) });
-const PlacedQuery = Type.Object({ placed: Type.Optional(Type.String({ maxLength: 10 })) });
 const ReorderForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) });
 
 /** The account's order, or undefined: another account's order reads exactly like one that does not exist. */
@@ -50,17 +50,21 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
     return sendPage(reply, 'orders', { title, buyer, csrfToken: buyer.csrfToken, page, pages, total: result.total, orders });
   });
 
-  portal.get('/orders/:orderNumber', { schema: { hide: true, params: OrderParams, querystring: PlacedQuery }, ...guard }, async (request, reply) => {
+  portal.get('/orders/:orderNumber', { schema: { hide: true, params: OrderParams }, ...guard }, async (request, reply) => {
     const buyer = buyerOf(request);
     const order = await accountOrder(deps, buyer, request.params.orderNumber);
     if (order === undefined) return notFound(reply, buyer);
-    const account = await accountOverview(deps.services.account, buyer.accountNo);
+    const [account, colourways] = await Promise.all([
+      accountOverview(deps.services.account, buyer.accountNo),
+      colourwaysOfSkus(deps.services.search, buyer.accountNo, order.lines.map((l) => l.sku)),
+    ]);
     return sendPage(reply, 'order', {
       title: `Order ${order.orderNumber}`,
       buyer,
       csrfToken: buyer.csrfToken,
-      placed: request.query.placed,
-      order: orderView(order, account, currency),
+      // "Order placed" once, after the basket's form (basket.routes.ts): a reload shows the order alone.
+      ...orderFlash(takeFlash(request, reply, deps.secure), order.orderNumber),
+      order: orderView(order, account, currency, colourways),
     });
   });
 

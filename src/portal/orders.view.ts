@@ -1,6 +1,8 @@
 import type { AccountView } from '../modules/ledger/index.js';
 import { chargeWords, type Order } from '../modules/orders/index.js';
+import type { SkuColourway } from '../modules/search/index.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
+import { lineHref } from './links.js';
 
 /** The orders pages' view models: the account's orders and one order, statuses in words. */
 
@@ -34,10 +36,11 @@ function shipToLine(account: AccountView, shipToCode: string): string | null {
   return [s.shipToName, s.shipToAddress1, s.shipToAddress2, s.shipToCity, s.shipToState, s.shipToPostCode, s.shipToCountryRegionCode].filter(Boolean).join(', ');
 }
 
-function orderLine(l: Order['lines'][number], currency: string) {
+function orderLine(l: Order['lines'][number], currency: string, colourways: ReadonlyMap<string, SkuColourway>) {
   return {
     lineNumber: l.lineNumber,
     sku: l.sku,
+    href: lineHref(l.sku, colourways),
     description: l.description,
     ordered: formatQuantity(l.quantity),
     invoiced: formatQuantity(l.invoicedQuantity),
@@ -60,8 +63,8 @@ export function totalsView(totals: { net: string; tax: string; freight: string; 
   };
 }
 
-/** One order as its page shows it. */
-export function orderView(order: Order, account: AccountView, currency: string) {
+/** One order as its page shows it; each line linked to its product page where `colourways` has its SKU (`colourwaysOfSkus`). */
+export function orderView(order: Order, account: AccountView, currency: string, colourways: ReadonlyMap<string, SkuColourway> = new Map()) {
   return {
     orderNumber: order.orderNumber,
     placedAt: formatDate(order.placedAt),
@@ -70,8 +73,26 @@ export function orderView(order: Order, account: AccountView, currency: string) 
     erp: erpWords(order.erp),
     shipToCode: order.shipToCode,
     shipTo: shipToLine(account, order.shipToCode),
-    lines: order.lines.map((l) => orderLine(l, currency)),
+    lines: order.lines.map((l) => orderLine(l, currency, colourways)),
     charges: order.charges.map((c) => ({ description: chargeWords(c, order.shipping), amount: formatMoney(c.amount, currency), tax: formatMoney(c.taxAmount, currency) })),
     totals: totalsView(order.totals, currency),
   };
+}
+
+/**
+ * The one-time message placing an order leaves for its page (flash.ts): "Order placed", and with
+ * `kept` that the basket changed meanwhile and was kept. It names the order, so it is shown only on
+ * that order's page, once; a reload or a bookmark shows the order alone.
+ */
+export type Placed = 'placed' | 'kept';
+const PLACED_FLASH = /^order-(placed|kept):(.+)$/;
+
+export const placedFlash = (orderNumber: string, placed: Placed): string => `order-${placed}:${orderNumber}`;
+
+/** What the order page shows of the flash it took: the "Order placed" panel, another page's message as a notice, or nothing. */
+export function orderFlash(flash: string | undefined, orderNumber: string): { placed?: Placed; notice?: string } {
+  if (flash === undefined) return {};
+  const placed = PLACED_FLASH.exec(flash);
+  if (placed === null) return { notice: flash };
+  return placed[2] === orderNumber ? { placed: placed[1] as Placed } : {};
 }

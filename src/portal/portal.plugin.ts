@@ -103,7 +103,7 @@ async function registerPages(portal: FastifyInstance, deps: PortalDeps, secure: 
     idleMinutes: deps.config.portalSession.idleMinutes,
     maxAgeMinutes: deps.config.portalSession.maxHours * 60,
   });
-  const guards = sessionGuards(users);
+  const guards = sessionGuards(users, deps.pool);
   await authRoutes(portal, { users, rateLimiter: deps.rateLimiter, cookie: cookiePolicy, guards });
   const pageDeps = { guards, services: deps.services, pool: deps.pool, secure, users };
   await searchRoutes(portal, pageDeps);

@@ -2,6 +2,7 @@ import { availableNow } from '../modules/inventory/index.js';
 import { documentKey, orderSizes, type ProductColourways } from '../modules/search/index.js';
 import type { SkuOffer } from './catalogue.offers.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
+import { filteredSearchUrl, productUrl } from './links.js';
 import { galleryOf, type Picture } from './pictures.js';
 import type { FieldError } from './render.js';
 
@@ -9,9 +10,6 @@ import type { FieldError } from './render.js';
 
 type Colourway = ProductColourways['colourways'][number];
 
-/** The URL of a colourway's product page. */
-export const productUrl = (masterProductNo: string, colour: string): string =>
-  `/products/${encodeURIComponent(masterProductNo)}?colour=${encodeURIComponent(colour)}`;
 
 /** The colourway asked for (none: the first the account may see), or undefined when the account may see no such colour. */
 export function chosenColourway(product: ProductColourways | undefined, masterProductNo: string, colour: string | undefined): Colourway | undefined {
@@ -128,6 +126,23 @@ export interface ProductPage {
   colours: Array<{ colour: string; href: string; current: boolean }>;
   action: string;
   name: string;
+  /** Search, then each level of the category path, each listing its products; the page itself last (no link). */
+  breadcrumbs: Crumb[];
+  /** The search page listing the brand's products; null without a brand. */
+  brandHref: string | null;
+}
+
+export interface Crumb { text: string; href: string }
+
+/**
+ * The trail above the product's name: the search page, then each name of its category path, root
+ * first, linked to the search page filtered to it (which lists that category and those below).
+ */
+export function breadcrumbsOf(doc: Colourway['document']): Crumb[] {
+  return [
+    { text: 'Search', href: '/' },
+    ...doc.Category.map((name) => ({ text: name, href: filteredSearchUrl('category', name) })),
+  ];
 }
 
 /**
@@ -149,6 +164,8 @@ export function productPage(
     grid: gridOf(offered, chosen, currency),
     colours: product.colourways.map((c) => ({ colour: c.document.Colour, href: productUrl(masterProductNo, c.document.Colour), current: c === chosen })),
     action: productUrl(masterProductNo, doc.Colour),
+    breadcrumbs: breadcrumbsOf(doc),
+    brandHref: doc.Brand === null ? null : filteredSearchUrl('brand', doc.Brand),
     name,
   };
 }

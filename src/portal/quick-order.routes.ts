@@ -75,10 +75,11 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: PageDeps): Pr
     return render(reply, { ...(result === undefined ? {} : resultView(result)), ...(flash === undefined ? {} : { flash }) });
   });
 
-  portal.get('/quick-order/template.csv', { schema: { hide: true }, ...guard }, async (_request, reply) =>
+  const download = { preHandler: deps.guards.requireBuyerData };
+  portal.get('/quick-order/template.csv', { schema: { hide: true }, ...download }, async (_request, reply) =>
     sendTemplate(reply, 'text/csv; charset=utf-8', 'quick-order.csv', TEMPLATE_CSV));
 
-  portal.get('/quick-order/template.xlsx', { schema: { hide: true }, ...guard }, async (_request, reply) =>
+  portal.get('/quick-order/template.xlsx', { schema: { hide: true }, ...download }, async (_request, reply) =>
     sendTemplate(reply, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'quick-order.xlsx', await xlsxTemplate()));
 
   portal.post('/quick-order', { schema: { hide: true, body: QuickOrderForm }, ...guard }, async (request, reply) => {

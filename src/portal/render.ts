@@ -33,6 +33,8 @@ export interface BuyerView {
   email: string;
   accountNo: string | null;
   accountName: string | null;
+  /** The lines in the basket of the account chosen, for the navigation's "Basket (3)"; absent with no account. */
+  basketLines?: number | undefined;
 }
 
 export interface FieldError { field: string; message: string }

@@ -5,8 +5,9 @@ import {
   type DidYouMean, type SearchParams, type SearchResponse,
 } from '../modules/search/index.js';
 import { offersOf } from './catalogue.offers.js';
+import { takeFlash } from './flash.js';
 import type { PageDeps } from './portal.types.js';
-import { productUrl } from './product.view.js';
+import { productUrl } from './links.js';
 import { queryProblems } from './refusals.js';
 import { sendPage } from './render.js';
 import { cardOf, queryErrors, searchPage, type Card } from './search.view.js';
@@ -49,6 +50,8 @@ export async function searchRoutes(app: FastifyInstance, deps: PageDeps): Promis
   app.get('/', { schema: { hide: true }, preHandler: guards.requireBuyer }, async (request, reply) => {
     const buyer = buyerOf(request);
     const query = request.query as Record<string, unknown>;
+    // The start page after signing in: where "your password is set" is said (auth.routes.ts).
+    const flash = takeFlash(request, reply, deps.secure);
     let params: SearchParams;
     try {
       params = parseSearchParams(query);
@@ -56,15 +59,15 @@ export async function searchRoutes(app: FastifyInstance, deps: PageDeps): Promis
       const problems = queryProblems(error);
       if (problems === undefined) throw error;
       const q = typeof query.q === 'string' ? query.q : '';
-      return render(reply, { title: 'Search products', q, errors: queryErrors(problems), cards: [], facets: [], hidden: [], sortOptions: [] }, 400);
+      return render(reply, { title: 'Search products', q, errors: queryErrors(problems), cards: [], facets: [], hidden: [], sortOptions: [], flash }, 400);
     }
     const body = await search(services.search, buyer.accountNo, params, serializerOf(reply, SearchResponseSchema));
     const answer = JSON.parse(body.toString('utf8')) as SearchResponse;
-    return render(reply, searchPage(params, answer, await cardsOf(deps, buyer, answer), await spellingOf(deps, buyer, params, answer)));
+    return render(reply, { ...searchPage(params, answer, await cardsOf(deps, buyer, answer), await spellingOf(deps, buyer, params, answer)), flash });
   });
 
   /** The typeahead's suggestions as JSON (portal.js), the search service's suggest for the signed-in account. */
-  app.get('/search/suggest', { schema: { hide: true }, preHandler: guards.requireBuyer }, async (request, reply) => {
+  app.get('/search/suggest', { schema: { hide: true }, preHandler: guards.requireBuyerData }, async (request, reply) => {
     const buyer = buyerOf(request);
     reply.headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).type('application/json; charset=utf-8');
     let params;

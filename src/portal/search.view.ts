@@ -6,7 +6,7 @@ import {
 import type { SkuOffer } from './catalogue.offers.js';
 import { formatDate, formatMoney, formatQuantity } from '../platform/format.js';
 import { cardPicture, type Picture } from './pictures.js';
-import { productUrl } from './product.view.js';
+import { productUrl } from './links.js';
 import type { FieldError } from './render.js';
 
 /** The search page's view model: cards, facets, sort, paging, the words around them and "did you mean". */

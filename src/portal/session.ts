@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { BasketOwner } from '../modules/baskets/index.js';
+import type { Pool } from '../platform/db/pool.js';
+import { countBasketLines, type BasketOwner } from '../modules/baskets/index.js';
 import type { Buyer, UsersService } from '../modules/users/index.js';
 import type { BuyerView } from './render.js';
 
@@ -81,18 +82,17 @@ function signInRedirect(request: FastifyRequest, reply: FastifyReply): FastifyRe
   return reply.redirect(next && next !== '/' ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in', 303);
 }
 
-/** preHandlers for page routes. Every call reads the session afresh: a revoked or unlinked session stops at once. */
-export function sessionGuards(users: UsersService) {
+/**
+ * preHandlers for page routes. Every call reads the session afresh: a revoked or unlinked session
+ * stops at once. `pool` is for the basket's line count the navigation shows.
+ */
+export function sessionGuards(users: UsersService, pool: Pool) {
   async function load(request: FastifyRequest): Promise<Buyer | undefined> {
     const id = sessionIdOf(request);
     return id ? users.buyerOf(id) : undefined;
   }
 
-  /**
-   * A live session for an account its user is still linked to, and that still exists; otherwise
-   * to sign-in (no session) or to the account choice (no account, or one no longer theirs).
-   */
-  async function requireBuyer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function signedInBuyer(request: FastifyRequest, reply: FastifyReply, withBasketCount: boolean): Promise<void> {
     const buyer = await load(request);
     if (!buyer) {
       await signInRedirect(request, reply);
@@ -103,11 +103,28 @@ export function sessionGuards(users: UsersService) {
       await reply.redirect(next && next !== '/' ? `/choose-account?next=${encodeURIComponent(next)}` : '/choose-account', 303);
       return;
     }
+    const owner = { userId: buyer.userId, accountNo: buyer.accountNo };
     sessions.set(request, buyer);
     buyers.set(request, {
       userId: buyer.userId, email: buyer.email, name: buyer.name,
       accountNo: buyer.accountNo, accountName: buyer.accountName, csrfToken: reply.generateCsrf(),
+      basketLines: withBasketCount ? await countBasketLines(pool, owner) : undefined,
     });
+  }
+
+  /**
+   * A live session for an account its user is still linked to, and that still exists; otherwise
+   * to sign-in (no session) or to the account choice (no account, or one no longer theirs). The
+   * page's navigation gets the basket's line count (one small query; a form that fails renders the
+   * page again, so POSTs get it too).
+   */
+  async function requireBuyer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    return signedInBuyer(request, reply, true);
+  }
+
+  /** `requireBuyer` for answers that are not pages (the typeahead's JSON, downloads): no navigation, no basket count. */
+  async function requireBuyerData(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    return signedInBuyer(request, reply, false);
   }
 
   /** A live session, whether or not it has an account yet (the account choice). */
@@ -120,5 +137,5 @@ export function sessionGuards(users: UsersService) {
     sessions.set(request, buyer);
   }
 
-  return { requireBuyer, requireSignedIn, load };
+  return { requireBuyer, requireBuyerData, requireSignedIn, load };
 }

@@ -109,6 +109,12 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
 
     await page.getByRole('button', { name: 'Add to basket' }).click();
     await page.getByText('Added to your basket: Chaz Kangaroo Hoodie, Black: 2 × S, 1 × L; Red: 3 × M.').waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Basket, 3 lines', exact: true }).waitFor();
+    // The breadcrumb trail: Search › Men › Hoodies › the page itself, each level a search listing it.
+    const trail = page.getByRole('navigation', { name: 'Breadcrumb' });
+    assert.deepEqual(await trail.getByRole('link').allInnerTexts(), ['Search', 'Men', 'Hoodies', 'Chaz Kangaroo Hoodie']);
+    assert.equal(await trail.getByRole('link', { name: 'Hoodies' }).getAttribute('href'), '/?category=Hoodies');
+    assert.equal(await trail.getByRole('link', { name: 'Chaz Kangaroo Hoodie' }).getAttribute('aria-current'), 'page');
 
     // A bad quantity: the error summary links to its cell's box, and nothing is added.
     await page.getByLabel('Quantity of Black, size M').fill('1.5');

@@ -46,6 +46,9 @@ describe('buyer portal in a browser: basket to order, orders, account and ledger
     await page.getByRole('heading', { level: 1, name: 'Your basket' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/basket');
     await page.getByRole('row', { name: /TEE-S Tee S/ }).waitFor();
+    // The navigation counts the basket's lines; TEE-S has no colourway, so no product page to link to.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Basket, 3 lines', exact: true }).waitFor();
+    assert.equal(await page.getByRole('row', { name: /TEE-S Tee S/ }).getByRole('link').count(), 0);
 
     // Keyboard only: from the first quantity, Tab reaches the ship-to choice.
     await page.getByLabel('Quantity of TEE-S').focus();
@@ -74,6 +77,12 @@ describe('buyer portal in a browser: basket to order, orders, account and ledger
     assert.ok(orderNumber, page.url());
     assert.match(await page.locator('main').innerText(), /Purchase order\s+PO-BROWSER-2/);
     await checkPage(page, 'order-placed');
+    // Said once: the address carries no state, and a reload shows the order alone.
+    assert.equal(new URL(page.url()).search, '');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: `Order ${orderNumber}` }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Order placed' }).count(), 0);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Basket', exact: true }).waitFor();
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('heading', { level: 1, name: 'Your orders' }).waitFor();

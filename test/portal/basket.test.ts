@@ -174,7 +174,7 @@ describe('buyer portal: basket and placing the order', () => {
     const before = await count('SELECT count(*)::int AS n FROM orders');
     const first = await b.post('/basket/order', { version, shipToCode: 'MAIN' });
     assert.equal(first.statusCode, 303, first.body);
-    assert.match(first.headers.location as string, /^\/orders\/PW\d+\?placed=1$/);
+    assert.match(first.headers.location as string, /^\/orders\/PW\d+$/);
     const second = await b.post('/basket/order', { version, shipToCode: 'MAIN' });
     assert.equal(second.statusCode, 303);
     assert.equal(second.headers.location, first.headers.location, 'the second post lands on the same order');
@@ -189,6 +189,12 @@ describe('buyer portal: basket and placing the order', () => {
     assert.equal(order.statusCode, 200);
     const text = textOf(order.body);
     assert.ok(text.includes('Order placed'));
+    assert.match(order.body, /<h1 class="panel-confirmation__title">Order placed<\/h1>/);
+    // Said once: a reload shows the order alone, under its own heading.
+    const reloaded = await b.get(first.headers.location as string);
+    assert.equal(reloaded.statusCode, 200);
+    assert.ok(!textOf(reloaded.body).includes('Order placed'), 'the banner is not shown again');
+    assert.match(reloaded.body, /<h1>Order PW\d+<\/h1>/);
     assert.ok(text.includes('TEE-S Tee S 12'), text);
     assert.ok(text.includes('TEE-M Tee M 2'));
     assert.ok(text.includes('Purchase order PO-4711'));
@@ -203,7 +209,7 @@ describe('buyer portal: basket and placing the order', () => {
     const [one, two] = await Promise.all([b.post('/basket/order', { version, shipToCode: 'MAIN' }), b.post('/basket/order', { version, shipToCode: 'MAIN' })]);
     assert.equal(one.statusCode, 303, one.body);
     assert.equal(two.statusCode, 303, two.body);
-    const number = (res: typeof one) => /^\/orders\/(PW\d+)\?placed=1$/.exec(res.headers.location as string)?.[1];
+    const number = (res: typeof one) => /^\/orders\/(PW\d+)$/.exec(res.headers.location as string)?.[1];
     assert.ok(number(one), one.headers.location as string);
     assert.equal(number(two), number(one));
     assert.equal(await count("SELECT count(*)::int AS n FROM order_lines l JOIN orders o USING (order_number) WHERE o.account_no = 'C1' AND l.sku = 'TEE-M' AND l.quantity = 3"), 1);
@@ -228,7 +234,7 @@ describe('buyer portal: basket and placing the order', () => {
 
     const res = await b.post('/basket/order', { version, shipToCode: 'MAIN', pricedShipToCode: 'MAIN', customerReference: ' PO-TYPED ' });
     assert.equal(res.statusCode, 303, res.body);
-    const orderNumber = /^\/orders\/(PW\d+)\?placed=1$/.exec(res.headers.location as string)?.[1];
+    const orderNumber = /^\/orders\/(PW\d+)$/.exec(res.headers.location as string)?.[1];
     const { rows } = await t.pool.query('SELECT ship_to_code, customer_reference FROM orders WHERE order_number = $1', [orderNumber]);
     assert.deepEqual(rows, [{ ship_to_code: 'MAIN', customer_reference: 'PO-TYPED' }]);
     assert.deepEqual((await readBasket(t.pool, owner)).lines, []);
@@ -246,7 +252,8 @@ describe('buyer portal: basket and placing the order', () => {
     const before = await count('SELECT count(*)::int AS n FROM orders');
     const again = await b.post('/basket/order', { version, shipToCode: 'MAIN', pricedShipToCode: 'MAIN', customerReference: 'PO-CHANGED' });
     assert.equal(again.statusCode, 303, again.body);
-    assert.equal(again.headers.location, `/orders/${first.orderNumber}?placed=1`);
+    assert.equal(again.headers.location, `/orders/${first.orderNumber}`);
+    assert.ok(textOf((await b.get(again.headers.location)).body).includes('Order placed'), 'that order is shown as placed');
     assert.equal(await count('SELECT count(*)::int AS n FROM orders'), before);
   });
 
@@ -270,7 +277,7 @@ describe('buyer portal: basket and placing the order', () => {
     // Placed from that page with the number cleared: to FN, with no purchase-order number.
     const placed = await b.post('/basket/order', { version: versionOf(page.body), shipToCode: 'FN', pricedShipToCode: 'FN', customerReference: '' });
     assert.equal(placed.statusCode, 303, placed.body);
-    const orderNumber = /^\/orders\/(PW\d+)\?placed=1$/.exec(placed.headers.location as string)?.[1];
+    const orderNumber = /^\/orders\/(PW\d+)$/.exec(placed.headers.location as string)?.[1];
     const { rows } = await t.pool.query('SELECT ship_to_code, customer_reference FROM orders WHERE order_number = $1', [orderNumber]);
     assert.deepEqual(rows, [{ ship_to_code: 'FN', customer_reference: null }]);
   });

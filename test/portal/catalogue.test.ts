@@ -225,7 +225,7 @@ describe('buyer portal: catalogue pages', () => {
     const page = await b.get('/products/MH01?colour=black');
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<h1>Chaz Kangaroo Hoodie <span class="product__colour">in Black<\/span><\/h1>/);
-    assert.match(page.body, /<dt>Brand<\/dt><dd>Acme Apparel<\/dd>/);
+    assert.match(page.body, /<dt>Brand<\/dt><dd><a href="\/\?brand=Acme\+Apparel">Acme Apparel<\/a><\/dd>/);
     assert.match(page.body, /<dt>Category<\/dt><dd>Men › Hoodies<\/dd>/);
     assert.match(page.body, /<a href="\/products\/MH01\?colour=Red">Red<\/a>/, 'the other colour linked');
 

@@ -46,6 +46,15 @@ export async function findBasketLines(db: Queryable, owner: BasketOwner): Promis
   return rows;
 }
 
+/** How many lines the basket holds: a count over the primary key of its lines (at most MAX_BASKET_LINES), for the navigation of every page. */
+export async function countLines(db: Queryable, owner: BasketOwner): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::integer AS n FROM basket_lines WHERE user_id = $1 AND account_no = $2',
+    [owner.userId, owner.accountNo],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 /**
  * Creates the basket if needed and raises its version, locking it for the caller's transaction:
  * every change to one basket is serialised here, so two tabs adding at once both count.

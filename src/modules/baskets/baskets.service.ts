@@ -1,6 +1,6 @@
 import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
 import {
-  deleteBasketLines, findBasket, findBasketLines, lockBasket, lockBasketAtVersion, writeBasketLines, writeCheckout,
+  countLines, deleteBasketLines, findBasket, findBasketLines, lockBasket, lockBasketAtVersion, writeBasketLines, writeCheckout,
   type BasketLineRow, type BasketOwner, type BasketRow,
 } from './baskets.repository.js';
 import { availableNow } from '../inventory/index.js';
@@ -42,6 +42,11 @@ const basketOf = (row: BasketRow | undefined, lines: readonly BasketLineRow[]): 
 export async function readBasket(q: Queryable, owner: BasketOwner): Promise<Basket> {
   const found = await findBasket(q, owner);
   return basketOf(found?.row, found?.lines ?? []);
+}
+
+/** The number of lines in the basket (0 for a basket never written), without reading them. */
+export async function countBasketLines(q: Queryable, owner: BasketOwner): Promise<number> {
+  return countLines(q, owner);
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 export { searchRoutes } from './search.routes.js';
 export {
-  colourwaySkus, didYouMean, productColourways, referenceData, search, suggest,
-  type DidYouMean, type ProductColourways, type ReferenceData, type SearchDeps,
+  colourwaySkus, colourwaysOfSkus, didYouMean, productColourways, referenceData, search, suggest,
+  type DidYouMean, type ProductColourways, type ReferenceData, type SearchDeps, type SkuColourway,
 } from './search.service.js';
 export { SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
 export {

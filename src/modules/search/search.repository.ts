@@ -60,9 +60,11 @@ export const VARIANT_IMAGES = `coalesce(
   (SELECT m.images FROM catalogue_media m WHERE m.media_key = colourway_key(p.master_product_no) AND m.images <> '[]'),
   '[]')`;
 
-const VARIANT_COLUMNS = `p.sku, p.master_product_no AS "masterProductNo", p.name, p.description, p.blocked, p.category, p.size,
+/** A variant's columns as `SearchVariant` names them, without its pictures. */
+const VARIANT_FIELDS = `p.sku, p.master_product_no AS "masterProductNo", p.name, p.description, p.blocked, p.category, p.size,
   p.color, p.stratification_code AS "stratificationCode", p.gender, p.brand_code AS "brandCode",
-  p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition", p.created_at AS "createdAt", ${VARIANT_IMAGES} AS images`;
+  p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition", p.created_at AS "createdAt"`;
+const VARIANT_COLUMNS = `${VARIANT_FIELDS}, ${VARIANT_IMAGES} AS images`;
 
 /** A product written since the watermark: what decides its document, and the document it was last indexed in. */
 export interface ChangedProduct extends Pick<SearchVariant, 'sku' | 'masterProductNo' | 'color'> {
@@ -308,6 +310,28 @@ export async function masterForAccount(db: Queryable, accountNo: string, masterP
             (SELECT coalesce(json_agg(v), '[]') FROM (SELECT ${VARIANT_COLUMNS} FROM products p WHERE p.master_product_no = $2) v) AS variants
        FROM accounts a WHERE a.account_no = $1`,
     [accountNo, masterProductNo],
+  );
+  return rows[0];
+}
+
+/**
+ * `masterForAccount` for the colourways of some SKUs at once, without pictures: every variant of
+ * each colourway a listed SKU belongs to (its visibility depends on all of them; found through the
+ * master product's index, the key rule being `colourway_key()`), the account's brand lists and the
+ * restricted brands, in one statement. Undefined when the account does not exist.
+ */
+export async function mastersOfSkusForAccount(db: Queryable, accountNo: string, skus: readonly string[]): Promise<MasterForAccount | undefined> {
+  const { rows } = await db.query<MasterForAccount>(
+    `SELECT a.allowed_brands AS allowed, a.indent_brands AS indent,
+            ARRAY(SELECT b.code FROM brands b WHERE b.restricted) AS restricted,
+            (SELECT coalesce(json_agg(v), '[]') FROM (
+               SELECT ${VARIANT_FIELDS} FROM products p
+                 JOIN (SELECT DISTINCT s.master_product_no, colourway_key(s.master_product_no || '_' || s.color) AS key
+                         FROM products s WHERE s.sku = ANY($2::text[])) w
+                   ON p.master_product_no = w.master_product_no AND colourway_key(p.master_product_no || '_' || p.color) = w.key
+            ) v) AS variants
+       FROM accounts a WHERE a.account_no = $1`,
+    [accountNo, [...new Set(skus)]],
   );
   return rows[0];
 }

@@ -8,7 +8,9 @@ import { answerBody, type SearchAnswerCache, type SerializeAnswer } from './sear
 import {
   browseColourways, searchContext, searchDocuments, spellingCandidates, suggestDocuments, type SearchContext, type SpellingAnswer,
 } from './search.queries.js';
-import { masterForAccount, productsOfMasters, referenceData as readReferenceData, type ReferenceData } from './search.repository.js';
+import {
+  masterForAccount, mastersOfSkusForAccount, productsOfMasters, referenceData as readReferenceData, type MasterForAccount, type ReferenceData,
+} from './search.repository.js';
 import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.schemas.js';
 
 /**
@@ -156,10 +158,7 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 export async function productColourways(deps: SearchDeps, accountNo: string, masterProductNo: string): Promise<ProductColourways | undefined> {
   const [found, reference] = await Promise.all([masterForAccount(deps.pool, accountNo, masterProductNo), readReferenceData(deps.pool)]);
   if (found === undefined) return undefined;
-  const mayBuy = brandEntitlement({ allowedBrands: found.allowed, indentBrands: found.indent }, new Set(found.restricted));
-  const documents = buildDocuments(found.variants, reference.categories, reference.brandNames);
-  const colourways = [...documents.values()]
-    .filter((d) => !d.Blocked && mayBuy(d.BrandCode))
+  const colourways = visibleDocuments(found, reference)
     .sort((a, b) => byCodeUnits(a.Colour, b.Colour))
     .map((document) => {
       const variants = found.variants.filter((v) => variantKey(v) === document.id);
@@ -168,6 +167,47 @@ export async function productColourways(deps: SearchDeps, accountNo: string, mas
       return { document, variants };
     });
   return { colourways };
+}
+
+/**
+ * The documents the variants make that the account may see: none with a blocked size, none of a
+ * brand the account may not buy (`brandEntitlement`, the rule of search and lookup).
+ */
+function visibleDocuments(found: MasterForAccount, reference: ReferenceData): SearchDocument[] {
+  const mayBuy = brandEntitlement({ allowedBrands: found.allowed, indentBrands: found.indent }, new Set(found.restricted));
+  return [...buildDocuments(found.variants, reference.categories, reference.brandNames).values()].filter((d) => !d.Blocked && mayBuy(d.BrandCode));
+}
+
+/** The product page of a SKU: its master product number and the colour of its colourway (the page's `?colour=`). */
+export interface SkuColourway {
+  masterProductNo: string;
+  colour: string;
+}
+
+const NO_REFERENCE: ReferenceData = { categories: new Map(), brandNames: new Map() };
+
+/**
+ * The colourway of each SKU whose product page the account can open: a SKU that no longer exists,
+ * has no master product number or colour, or whose colourway the account may not see (as
+ * `productColourways` decides it) is absent. One statement for any number of SKUs (a basket's, an
+ * order's lines).
+ */
+export async function colourwaysOfSkus(deps: SearchDeps, accountNo: string, skus: readonly string[]): Promise<Map<string, SkuColourway>> {
+  const colourways = new Map<string, SkuColourway>();
+  if (skus.length === 0) return colourways;
+  const found = await mastersOfSkusForAccount(deps.pool, accountNo, skus);
+  if (found === undefined) return colourways;
+  // Visibility reads only the variants' blocked flags and brand codes: names of categories and brands are not needed.
+  const visible = new Map(visibleDocuments(found, NO_REFERENCE).map((d) => [d.id, d]));
+  const wanted = new Set(skus);
+  for (const variant of found.variants) {
+    const key = variantKey(variant);
+    const document = key === undefined ? undefined : visible.get(key);
+    if (document !== undefined && wanted.has(variant.sku)) {
+      colourways.set(variant.sku, { masterProductNo: variant.masterProductNo as string, colour: document.Colour });
+    }
+  }
+  return colourways;
 }
 
 export type { ReferenceData };

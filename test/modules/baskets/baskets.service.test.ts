@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  addToBasket, emptyBasket, emptyOrderedBasket, readBasket, removeFromBasket, setBasketCheckout, setBasketQuantities,
+  addToBasket, countBasketLines, emptyBasket, emptyOrderedBasket, readBasket, removeFromBasket, setBasketCheckout, setBasketQuantities,
   type BasketOwner,
 } from '../../../src/modules/baskets/baskets.service.js';
 import { MAX_BASKET_LINES, MAX_LINE_QUANTITY } from '../../../src/modules/orders/index.js';
@@ -60,6 +60,18 @@ describe('baskets (one per user and account, in PostgreSQL)', () => {
     await addToBasket(t.pool, beaOther, [{ sku: 'OTHER', quantity: 7 }]);
     assert.deepEqual(await lines(beaOther), ['7×OTHER']);
     assert.deepEqual(await lines(o), ['1×MINE']);
+  });
+
+  it('counts its lines for the navigation: 0 for none, one per SKU, per user and account', async () => {
+    const o = await owner();
+    assert.equal(await countBasketLines(t.pool, o), 0, 'a basket never written');
+    await addToBasket(t.pool, o, [{ sku: 'C-1', quantity: 2 }, { sku: 'C-2', quantity: 1 }, { sku: 'C-1', quantity: 5 }]);
+    assert.equal(await countBasketLines(t.pool, o), 2);
+    assert.equal(await countBasketLines(t.pool, { ...o, accountNo: 'B200' }), 0, 'another account\'s basket');
+    await removeFromBasket(t.pool, o, 'C-2');
+    assert.equal(await countBasketLines(t.pool, o), 1);
+    await withTransaction(t.pool, (tx) => emptyBasket(tx, o));
+    assert.equal(await countBasketLines(t.pool, o), 0, 'emptied after an order');
   });
 
   it('raises its version on every change', async () => {
