@@ -15,6 +15,7 @@ import { startJobWorker } from '../../src/worker.js';
 import { buildTestApp, putAdmin, putBatch, type TestApp } from '../helpers/app.js';
 import { checkPage, tabTo, useBrowser } from '../helpers/browser.js';
 import { waitFor } from '../helpers/processes.js';
+import { seedUser } from '../portal/portal-helpers.js';
 
 /**
  * Issue 14's whole journey in Chromium, against the real app on loopback with the real job worker
@@ -38,6 +39,16 @@ const EAN_HOODIE_M = ean13('930000000301');
 
 /** What the buyer reads: the text of the page's main content, no-break spaces as plain ones, white space collapsed. */
 const mainText = async (page: Page) => (await page.locator('main').innerText()).replace(/[\s\u00a0]+/g, ' ').trim();
+
+/** The catalogue's products as the ERP pushes them (the journey changes a price and blocks a tee on the way). */
+const hoodie = (size: string, colour: string, unitPrice: string, ean?: string) => ({
+  sku: `MH01-${size}-${colour}`, masterProductNo: 'MH01', name: 'Chaz Kangaroo Hoodie', description: 'Chaz Kangaroo Hoodie', color: colour, size,
+  brandCode: 'ACME', category: 'HOODIES', gender: 'Men', unitPrice, itemDiscountGroup: 'HOOD', weight: '0.8', taxGroupCode: 'GOODS', ...(ean ? { ean } : {}),
+});
+const tee = (size: string, blocked = false) => ({
+  sku: `MT01-${size}`, masterProductNo: 'MT01', description: 'Aero Daily Tee', color: 'White', size, brandCode: 'NOVA', category: 'TEES', gender: 'Men',
+  unitPrice: '12.00', weight: '0.2', taxGroupCode: 'GOODS', ...(blocked ? { blocked } : {}),
+});
 
 describe('buyer portal in a browser: the whole journey from invitation to shipped order, and its refusals', () => {
   const session = useBrowser();
@@ -78,16 +89,9 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
     // The ERP's world, through the admin and integration surfaces only.
     ok(await putAdmin(t, '/categories', [{ code: 'MEN', name: 'Men' }, { code: 'HOODIES', name: 'Hoodies', parentCode: 'MEN' }, { code: 'TEES', name: 'Tees', parentCode: 'MEN' }]));
     ok(await putAdmin(t, '/brands', [{ code: 'ACME', name: 'Acme Apparel', restricted: false }, { code: 'NOVA', name: 'Nova', restricted: false }]));
-    const hoodie = (size: string, colour: string, unitPrice: string, ean?: string) => ({
-      sku: `MH01-${size}-${colour}`, masterProductNo: 'MH01', name: 'Chaz Kangaroo Hoodie', description: 'Chaz Kangaroo Hoodie', color: colour, size,
-      brandCode: 'ACME', category: 'HOODIES', gender: 'Men', unitPrice, itemDiscountGroup: 'HOOD', weight: '0.8', taxGroupCode: 'GOODS', ...(ean ? { ean } : {}),
-    });
     ok(await putBatch(t, '/catalogue/products', [
       hoodie('S', 'Black', '40.00'), hoodie('M', 'Black', '40.00', EAN_HOODIE_M), hoodie('L', 'Black', '42.50'), hoodie('M', 'Red', '40.00'),
-      ...['S', 'L'].map((size) => ({
-        sku: `MT01-${size}`, masterProductNo: 'MT01', description: 'Aero Daily Tee', color: 'White', size, brandCode: 'NOVA', category: 'TEES', gender: 'Men',
-        unitPrice: '12.00', weight: '0.2', taxGroupCode: 'GOODS',
-      })),
+      ...['S', 'L'].map((size) => tee(size)),
     ]));
     ok(await putBatch(t, '/inventory', [
       { sku: 'MH01-S-Black', locations: [{ locationCode: 'SYD', onHand: 7, reserved: 2 }] },
@@ -117,6 +121,7 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
       { account: { accountNo: 'JRN-1', name: 'Harbour Traders', status: 'Active', taxAreaCode: 'NSW', defaultShipToCode: 'MAIN' }, shipToAddresses: shipTos, admin: { name: 'Ada Admin', email: 'ada@example.com' } },
       { account: { accountNo: 'JRN-2', name: 'Bayside Goods', status: 'Active', taxAreaCode: 'NSW' }, shipToAddresses: shipTos, admin: { name: 'Ada Admin', email: 'ada@example.com' } },
       { account: { accountNo: 'JRN-3', name: 'Otto Outfitters', status: 'Active', taxAreaCode: 'NSW' }, shipToAddresses: shipTos, admin: { name: 'Otto Other', email: 'otto@example.com' } },
+      { account: { accountNo: 'JRN-4', name: 'Quay Supplies', status: 'Active', taxAreaCode: 'NSW', defaultShipToCode: 'MAIN' }, shipToAddresses: shipTos },
     ]));
     ok(await putBatch(t, '/customer/ledger', [
       { entryNo: 101, accountNo: 'JRN-1', documentNo: 'INV-J1', documentType: 'Invoice', originType: 'Erp', documentDate: '2026-01-05', postingDate: '2026-01-05', dueDate: '2026-02-05', amount: '250', remainingAmount: '250', isOpen: true },
@@ -379,5 +384,99 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
     await otto.goto(`${base}/orders/${otherOrderNumber}`);
     await otto.getByRole('heading', { level: 1, name: `Order ${otherOrderNumber}` }).waitFor();
     await otto.context().close();
+  });
+
+  it('the buying parts: a picture on a card and the product page, two colours from the grid at once, a CSV file, the despatch mail, then "Order again" at today\'s prices', async () => {
+    // The ERP's pictures of the black hoodie, drawn by the service itself (the demo's), so this runs offline.
+    ok(await putBatch(t, '/catalogue/media', [{
+      masterProductNo: 'MH01', color: 'Black',
+      images: ['front', 'back'].map((view) => ({ url: `${base}/assets/demo/hoodie-232323-${view}.svg`, alt: `Chaz Kangaroo Hoodie in Black, ${view}` })),
+    }]));
+    await refresh(t.pool);
+    await seedUser(t, { email: 'bo@example.com', name: 'Bo Buyer', accounts: ['JRN-4'], password: PASSWORD });
+    const page = await session.open(`${base}/sign-in`);
+    await page.getByLabel('Email address').fill('bo@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/`);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    assert.equal(await nav.getByRole('link', { name: /^Basket/ }).innerText(), 'Basket', 'an empty basket: no count');
+
+    // 1. A picture on the card and in the product page's gallery, each drawn (not a broken image).
+    const drawn = (selector: string) => page.waitForFunction(
+      `Array.from(document.querySelectorAll(${JSON.stringify(selector)})).map((i) => i.complete && i.naturalWidth).join() === '640'`,
+    );
+    await page.getByRole('combobox', { name: /Search by product name/ }).fill('hoodie');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/\?q=hoodie/);
+    const blackCard = page.locator('.card', { has: page.getByRole('link', { name: /, Black$/ }) });
+    assert.equal(await blackCard.getByRole('img').getAttribute('alt'), 'Chaz Kangaroo Hoodie in Black, front');
+    await drawn('.card img');
+    assert.equal(await page.locator('.card', { has: page.getByRole('link', { name: /, Red$/ }) }).getByRole('img').count(), 0, 'the red one has none: the placeholder');
+    await blackCard.getByRole('link').click();
+    await page.waitForURL(`${base}/products/MH01?colour=Black`);
+    await page.waitForFunction('Array.from(document.querySelectorAll(".gallery img")).every((i) => i.complete && i.naturalWidth === 640)');
+    assert.deepEqual(await page.locator('.gallery img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('alt'))), [
+      'Chaz Kangaroo Hoodie in Black, front', 'Chaz Kangaroo Hoodie in Black, back',
+    ]);
+
+    // 2. Two colours at once from the colour × size grid: one "Add to basket".
+    await page.getByLabel('Quantity of Black, size S').fill('1');
+    await page.getByLabel('Quantity of Red, size M').fill('2');
+    await page.getByRole('button', { name: 'Add to basket' }).click();
+    await page.getByText('Added to your basket: Chaz Kangaroo Hoodie, Black: 1 × S; Red: 2 × M.').waitFor();
+    assert.equal(await nav.getByRole('link', { name: 'Basket, 2 lines' }).count(), 1);
+
+    // 3. Quick order from a CSV file: a SKU typed in lower case still matches.
+    await nav.getByRole('link', { name: 'Quick order' }).click();
+    await page.getByLabel('CSV file or Excel workbook').setInputFiles({ name: 'reorder.csv', mimeType: 'text/csv', buffer: Buffer.from('SKU or EAN,Quantity\nmt01-s,3\n') });
+    await page.getByRole('button', { name: 'Upload file' }).click();
+    const added = page.getByRole('table', { name: /added to your basket/ });
+    await added.waitFor();
+    // Row 2 of the file (the heading is row 1), the SKU matched whatever its case.
+    assert.deepEqual((await added.getByRole('row').nth(1).innerText()).split('\t'), ['2', 'mt01-s, 3', 'MT01-S × 3 (from mt01-s)']);
+    await checkPage(page, 'journey-quick-order-file');
+
+    // 4. Place the order; its confirmation and, once the ERP ships it, its despatch notice arrive by mail.
+    await nav.getByRole('link', { name: /^Basket/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your basket' }).waitFor();
+    await page.getByRole('button', { name: 'Place order' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Order placed' }).waitFor();
+    const orderNumber = /\/orders\/(PW\d{8})$/.exec(page.url())?.[1];
+    assert.ok(orderNumber, page.url());
+    const mailOf = (subject: RegExp) => waitFor(`the mail "${subject.source}" to bo@example.com`, () => {
+      const found = mailsTo('bo@example.com', subject);
+      return found.length === 1 ? found[0] : undefined;
+    }, WAIT_MS);
+    const confirmation = await mailOf(new RegExp(`^Subject: Order ${orderNumber} placed for Quay Supplies$`, 'm'));
+    for (const sku of ['MH01-S-Black', 'MH01-M-Red', 'MT01-S']) assert.ok(confirmation.includes(sku), confirmation);
+    assert.ok(confirmation.includes('Road freight (carrier TNT, service ROAD)'), confirmation);
+    const placed = (await t.app.inject({ method: 'GET', url: `/api/public/v1/orders/${orderNumber}`, headers: { 'x-api-key': (await createApiKey(t.pool, { kind: 'customer', accountNo: 'JRN-4' })).key } }))
+      .json() as { lines: Array<{ orderLineId: string; quantity: number }> };
+    ok(await putBatch(t, '/trading/order-line-updates', placed.lines.map((l) => ({
+      orderLineId: l.orderLineId, invoicedQuantity: l.quantity, shippedQuantity: l.quantity, cancelledQuantity: 0, lastUpdatedAt: '2026-11-25T09:00:00Z',
+    }))));
+    const despatch = await mailOf(new RegExp(`^Subject: Order ${orderNumber} shipped$`, 'm'));
+    for (const sku of ['MH01-S-Black', 'MH01-M-Red', 'MT01-S']) assert.ok(despatch.includes(sku), despatch);
+    assert.ok(despatch.includes(`${t.config.publicUrl}/orders/${orderNumber}`), despatch);
+
+    // 5. "Order again" after the ERP raised the black hoodie's price and stopped selling the tee.
+    ok(await putBatch(t, '/catalogue/products', [hoodie('S', 'Black', '50.00'), tee('S', true)]));
+    await refresh(t.pool);
+    await page.reload();
+    assert.equal(await page.getByRole('heading', { level: 1, name: 'Order placed' }).count(), 0, 'the confirmation is shown once');
+    await page.getByRole('button', { name: 'Order again' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your basket' }).waitFor();
+    const said = await mainText(page);
+    assert.match(said, new RegExp(`Added 2 of the 3 lines of order ${orderNumber} to your basket, at today's prices\\.`));
+    assert.match(said, /Not added: MT01-S is no longer available to your account\./);
+    // Today's price: 50.00 less the 10 % hoodie discount.
+    assert.match(await page.getByRole('row', { name: /MH01-S-Black/ }).innerText(), /45\.00/);
+    assert.equal(await nav.getByRole('link', { name: 'Basket, 2 lines' }).count(), 1);
+    await checkPage(page, 'journey-order-again');
+    await page.reload();
+    assert.doesNotMatch(await mainText(page), /Added 2 of the 3 lines/, 'the message is shown once, and nothing is added twice');
+    assert.equal(await page.getByLabel('Quantity of MH01-S-Black').inputValue(), '1');
+    await page.context().close();
   });
 });

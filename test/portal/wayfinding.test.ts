@@ -30,11 +30,11 @@ function breadcrumbsOf(html: string) {
 /** The navigation's basket link, as a screen reader names it and as it is shown. */
 function basketLink(html: string): { shown: string; name: string } | undefined {
   const nav = /<nav class="site-nav" aria-label="Main">([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? '';
-  const link = /<a href="\/basket">([\s\S]*?)<\/a>/.exec(nav)?.[1];
-  if (link === undefined) return undefined;
-  const shown = link.replace(/<span class="visually-hidden">[^<]*<\/span>/g, '').replace(/<[^>]+>/g, '').trim();
-  const name = link.replace(/<span[^>]*aria-hidden="true">[^<]*<\/span>/g, '').replace(/<[^>]+>/g, '').trim();
-  return { shown, name };
+  const link = /<a href="\/basket"(?: aria-label="([^"]*)")?>([\s\S]*?)<\/a>/.exec(nav);
+  if (link === null) return undefined;
+  const shown = (link[2] as string).replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+  // The link's accessible name: its aria-label when it has one, else its text.
+  return { shown, name: link[1] ?? shown };
 }
 
 /** A basket or order page's product cell of a SKU: its link, or null when it is plain text. */
