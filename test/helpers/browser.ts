@@ -269,6 +269,9 @@ export async function screenshotPage(page: Page, name: string, options: { dir?: 
   try {
     for (const width of SCREENSHOT_WIDTHS) {
       await page.setViewportSize({ width, height: original?.height ?? DEFAULT_HEIGHT });
+      // Two frames after the resize, so the page has been laid out and painted at this width: a
+      // capture straight after it sometimes missed a row of the product grid and a focus ring's colour.
+      await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
       const file = path.join(dir, `${name}-${width}.png`);
       const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide' });
       const changed = await screenshotChanged(file, png);

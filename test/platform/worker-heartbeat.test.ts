@@ -71,6 +71,8 @@ describe('worker heartbeats: jobs of dead workers are released, a live worker\'s
       pollIntervalMs: 100,
     });
     await waitFor('the released jobs to run', () => ran.length >= 2);
+    // The handler has returned; graphile-worker deletes the job's row just after.
+    await waitFor('the released jobs to complete', async () => (await lockedBy('stale')) === undefined && (await lockedBy('unrecorded')) === undefined);
     assert.deepEqual([...ran].sort(), ['stale', 'unrecorded']);
     assert.equal(await lockedBy('stale'), undefined, 'run and completed');
     assert.equal(await lockedBy('unrecorded'), undefined, 'run and completed');
