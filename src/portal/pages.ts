@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { Capability, Role } from '../modules/users/index.js';
 import { sendPage, type BuyerView } from './render.js';
 
 /** The portal's message pages (not found, errors, expired forms, waiting): one template, fixed words. */
@@ -49,5 +50,26 @@ export function serverError(correlationId: string): Message {
     title: 'Sorry, there is a problem with the service',
     paragraphs: ['Try again later. If it keeps happening, quote the reference below to your Portway contact.'],
     reference: correlationId,
+  };
+}
+
+/** What each capability lets a user do, in words, for the page that refuses it. */
+const CAPABILITY_WORDS: Record<Capability, string> = {
+  view: 'see this page',
+  order: 'add to the basket or order',
+  'manage-people': 'manage the account’s people and order limits',
+  approve: 'approve or decline orders',
+  'see-activity': 'see the account’s activity',
+};
+
+/** A page or form the user's role does not allow (roles: modules/users/roles.ts). */
+export function notAllowed(role: Role, accountName: string, capability: Capability): Message {
+  return {
+    title: 'Your role does not allow this',
+    paragraphs: [
+      `You are a ${role} for ${accountName}, so you cannot ${CAPABILITY_WORDS[capability]}. Nothing was changed.`,
+      'If you need to, ask an Administrator of the account to change your role.',
+    ],
+    linkHref: '/', linkText: 'Go to the start page',
   };
 }

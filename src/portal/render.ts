@@ -1,3 +1,4 @@
+import type { Capability } from '../modules/users/index.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,6 +36,8 @@ export interface BuyerView {
   accountName: string | null;
   /** The lines in the basket of the account chosen, for the navigation's "Basket (3)"; absent with no account. */
   basketLines?: number | undefined;
+  /** What the user's role in that account lets them do (modules/users/roles.ts), for the navigation and the pages' buttons; absent with no account. */
+  can?: Readonly<Record<Capability, boolean>> | undefined;
 }
 
 export interface FieldError { field: string; message: string }

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from '../platform/db/pool.js';
 import { countBasketLines, type BasketOwner } from '../modules/baskets/index.js';
-import type { Buyer, UsersService } from '../modules/users/index.js';
+import { may, type Buyer, type Capability, type Role, type UsersService } from '../modules/users/index.js';
+import { notAllowed, sendMessage } from './pages.js';
 import type { BuyerView } from './render.js';
 
 /**
@@ -12,13 +13,21 @@ export const SESSION_COOKIE = 'portway_session';
 
 export interface CookiePolicy { secure: boolean; maxAgeS: number }
 
-/** What a signed-in page route gets: the buyer, the account they act for, and the form token. */
+/** What a signed-in page route gets: the buyer, the account they act for, their role in it, and the form token. */
 export interface SignedInBuyer extends BuyerView {
   userId: string;
   accountNo: string;
   accountName: string;
+  role: Role;
+  can: Readonly<Record<Capability, boolean>>;
   csrfToken: string;
 }
+
+const CAPABILITIES: readonly Capability[] = ['view', 'order', 'manage-people', 'approve', 'see-activity'];
+
+/** What the role lets its user do, for the pages to show or hide their buttons. */
+export const capabilitiesOf = (role: Role): Readonly<Record<Capability, boolean>> =>
+  Object.fromEntries(CAPABILITIES.map((c) => [c, may(role, c)])) as Record<Capability, boolean>;
 
 /** The basket a signed-in buyer works on: theirs for the account they act for. */
 export function basketOwnerOf(buyer: SignedInBuyer): BasketOwner {
@@ -98,7 +107,7 @@ export function sessionGuards(users: UsersService, pool: Pool) {
       await signInRedirect(request, reply);
       return;
     }
-    if (buyer.accountNo === null || buyer.accountName === null) {
+    if (buyer.accountNo === null || buyer.accountName === null || buyer.role === null) {
       const next = request.method === 'GET' ? safeNext(request.url) : undefined;
       await reply.redirect(next && next !== '/' ? `/choose-account?next=${encodeURIComponent(next)}` : '/choose-account', 303);
       return;
@@ -107,7 +116,7 @@ export function sessionGuards(users: UsersService, pool: Pool) {
     sessions.set(request, buyer);
     buyers.set(request, {
       userId: buyer.userId, email: buyer.email, name: buyer.name,
-      accountNo: buyer.accountNo, accountName: buyer.accountName, csrfToken: reply.generateCsrf(),
+      accountNo: buyer.accountNo, accountName: buyer.accountName, role: buyer.role, can: capabilitiesOf(buyer.role), csrfToken: reply.generateCsrf(),
       basketLines: withBasketCount ? await countBasketLines(pool, owner) : undefined,
     });
   }
@@ -137,5 +146,19 @@ export function sessionGuards(users: UsersService, pool: Pool) {
     sessions.set(request, buyer);
   }
 
-  return { requireBuyer, requireBuyerData, requireSignedIn, load };
+  /**
+   * After requireBuyer: the page or POST needs `capability`, which the user's role in the account
+   * may not give (a Viewer's forged order form). Refused with a 403 page that says why; nothing
+   * of the request is done.
+   */
+  function requireCapability(capability: Capability) {
+    return async function hasCapability(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      if (reply.sent) return;
+      const buyer = buyers.get(request);
+      if (buyer === undefined) throw new Error('requireCapability runs after requireBuyer');
+      if (!buyer.can[capability]) await sendMessage(reply, 403, notAllowed(buyer.role, buyer.accountName, capability), buyer, buyer.csrfToken);
+    };
+  }
+
+  return { requireBuyer, requireBuyerData, requireSignedIn, requireCapability, load };
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Pool } from '../../platform/db/pool.js';
 import { defineHandler, type JobHandler, type JobType } from '../../platform/jobs/job.js';
+import { purgeOldActivity } from '../activity/index.js';
 import { deleteStaleQuickOrderResults } from '../baskets/index.js';
 import { deleteExpiredIdempotentAnswers } from '../orders/index.js';
 import { deleteEndedSessions, deleteOldPasswordResets } from '../users/index.js';
@@ -38,12 +39,14 @@ export interface Purged {
   passwordResets: number;
   orderRequests: number;
   quickOrderResults: number;
+  activity: number;
 }
 
 /**
  * Removes what nothing will read again: portal sessions past their end or idle limit (a request with
  * one is refused already), password reset rows asked for over RESET_ROWS_KEPT_DAYS ago, order
- * Idempotency-Key answers older than their 24 hours, and quick-order results past their RESULT_TTL_S.
+ * Idempotency-Key answers older than their 24 hours, quick-order results past their RESULT_TTL_S, and
+ * account activity older than ACTIVITY_KEPT_MONTHS (13 months).
  * Each statement sits in its table's module, beside the rule of the reader it mirrors.
  */
 export async function purgeExpired(pool: Pool, policy: PurgePolicy): Promise<Purged> {
@@ -52,6 +55,7 @@ export async function purgeExpired(pool: Pool, policy: PurgePolicy): Promise<Pur
     passwordResets: await deleteOldPasswordResets(pool, RESET_ROWS_KEPT_DAYS),
     orderRequests: await deleteExpiredIdempotentAnswers(pool),
     quickOrderResults: await deleteStaleQuickOrderResults(pool),
+    activity: await purgeOldActivity(pool),
   };
 }
 

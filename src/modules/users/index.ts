@@ -9,6 +9,7 @@ export {
 } from './users.service.js';
 export { usersRefusals, type LinkState, type UsersRefusals } from './users.refusals.js';
 export { PASSWORD_MAX, PASSWORD_MIN } from './passwords.js';
+export { ROLES, isRole, may, roleWords, type Capability, type Role } from './roles.js';
 export {
   passwordReset, passwordResetHandler, passwordResetRequest, passwordResetRequestHandler, RESET_VALIDITY_MINUTES,
   type PasswordResetDeps,

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
+import type { Role } from './roles.js';
 
 /**
  * Portal sessions. The id is stored only as its sha256; the caller hashes. Idle expiry is
@@ -12,8 +13,10 @@ export interface SessionRow {
   email: string;
   name: string;
   account_no: string | null;
-  /** Null when the session names no account, or one the user is no longer linked to, or that no longer exists. */
+  /** Null when the session names no account, or one the user is no longer linked to (or is deactivated in), or that no longer exists. */
   account_name: string | null;
+  /** The user's role in the session's account; null with account_name. */
+  role: Role | null;
   stale: boolean;
 }
 
@@ -34,11 +37,11 @@ const live = (idle: string) => `s.expires_at > now() AND s.last_seen_at > now() 
 
 export async function findLiveSession(db: Queryable, idHash: Buffer, idleMinutes: number): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
-    `SELECT s.user_id, u.email, u.name, s.account_no, a.name AS account_name,
+    `SELECT s.user_id, u.email, u.name, s.account_no, a.name AS account_name, CASE WHEN a.name IS NOT NULL THEN ua.role END AS role,
             s.last_seen_at < now() - make_interval(secs => $3) AS stale
      FROM portal_sessions s
      JOIN users u ON u.id = s.user_id
-     LEFT JOIN user_accounts ua ON ua.user_id = s.user_id AND ua.account_no = s.account_no
+     LEFT JOIN user_accounts ua ON ua.user_id = s.user_id AND ua.account_no = s.account_no AND ua.deactivated_at IS NULL
      LEFT JOIN accounts a ON a.account_no = ua.account_no
      WHERE s.id_hash = $1 AND ${live('$2')}`,
     [idHash, idleMinutes, TOUCH_INTERVAL_S],
@@ -55,12 +58,13 @@ export async function touchSession(db: Queryable, idHash: Buffer): Promise<void>
   await db.query('UPDATE portal_sessions SET last_seen_at = now() WHERE id_hash = $1', [idHash]);
 }
 
-/** Sets the session's account, only when the user is linked to it; false otherwise. */
+/** Sets the session's account, only when the user is linked to it and active in it; false otherwise. */
 export async function setSessionAccount(db: Queryable, idHash: Buffer, accountNo: string): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE portal_sessions s SET account_no = $2
      WHERE s.id_hash = $1
-       AND EXISTS (SELECT 1 FROM user_accounts ua JOIN accounts a USING (account_no) WHERE ua.user_id = s.user_id AND ua.account_no = $2)`,
+       AND EXISTS (SELECT 1 FROM user_accounts ua JOIN accounts a USING (account_no)
+                    WHERE ua.user_id = s.user_id AND ua.account_no = $2 AND ua.deactivated_at IS NULL)`,
     [idHash, accountNo],
   );
   return (rowCount ?? 0) > 0;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
+import type { Role } from './roles.js';
 
 /** SQL for portal users' credentials: passwords, invitations accepted, password resets. */
 
@@ -48,14 +49,14 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0];
 }
 
-export interface LinkedAccount { accountNo: string; accountName: string }
+export interface LinkedAccount { accountNo: string; accountName: string; role: Role }
 
-/** The accounts a user is linked to that exist, by account number. */
+/** The accounts that exist a user is linked to and active in, by account number, with the user's role in each. */
 export async function accountsOfUser(db: Queryable, userId: string): Promise<LinkedAccount[]> {
   const { rows } = await db.query<LinkedAccount>(
-    `SELECT a.account_no AS "accountNo", a.name AS "accountName"
+    `SELECT a.account_no AS "accountNo", a.name AS "accountName", ua.role
      FROM user_accounts ua JOIN accounts a USING (account_no)
-     WHERE ua.user_id = $1 ORDER BY a.account_no`,
+     WHERE ua.user_id = $1 AND ua.deactivated_at IS NULL ORDER BY a.account_no`,
     [userId],
   );
   return rows;
@@ -112,11 +113,11 @@ export async function updateDespatchNotices(db: Queryable, userId: string, on: b
 
 export interface MailRecipientRow { email: string; name: string; despatch_notices: boolean }
 
-/** The user, while still linked to the account. */
+/** The user, while linked to the account and active in it: a deactivated colleague is mailed nothing more about its orders. */
 export async function findAccountUser(db: Queryable, userId: string, accountNo: string): Promise<MailRecipientRow | undefined> {
   const { rows } = await db.query<MailRecipientRow>(
     `SELECT u.email, u.name, u.despatch_notices
-       FROM users u JOIN user_accounts ua ON ua.user_id = u.id AND ua.account_no = $2
+       FROM users u JOIN user_accounts ua ON ua.user_id = u.id AND ua.account_no = $2 AND ua.deactivated_at IS NULL
       WHERE u.id = $1`,
     [userId, accountNo],
   );

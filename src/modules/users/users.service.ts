@@ -8,6 +8,7 @@ import {
 import {
   deleteEndedSessions as deleteEndedSessionRows, deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession,
 } from './sessions.repository.js';
+import type { Role } from './roles.js';
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 import { linkUnusable, passwordInvalid, type LinkState } from './users.refusals.js';
 
@@ -26,9 +27,11 @@ export interface Buyer {
   userId: string;
   email: string;
   name: string;
-  /** Null while a user linked to several accounts has not chosen one, or the account is no longer theirs. */
+  /** Null while a user linked to several accounts has not chosen one, or the account is no longer theirs (or they are deactivated in it). */
   accountNo: string | null;
   accountName: string | null;
+  /** The user's role in that account; null with accountNo. */
+  role: Role | null;
 }
 
 /**
@@ -128,7 +131,11 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
     const row = await findLiveSession(pool, idHash, lifetimes.idleMinutes);
     if (!row) return undefined;
     if (row.stale) await touchSession(pool, idHash);
-    return { userId: row.user_id, email: row.email, name: row.name, accountNo: row.account_name === null ? null : row.account_no, accountName: row.account_name };
+    const chosen = row.account_name !== null && row.role !== null;
+    return {
+      userId: row.user_id, email: row.email, name: row.name,
+      accountNo: chosen ? row.account_no : null, accountName: chosen ? row.account_name : null, role: chosen ? row.role : null,
+    };
   }
 
   async function chooseAccount(sessionId: string, accountNo: string): Promise<boolean> {

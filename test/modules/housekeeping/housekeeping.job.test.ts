@@ -52,6 +52,11 @@ describe('housekeeping: rows whose use has ended are removed', () => {
         [key, age],
       );
     }
+    await t.pool.query("DELETE FROM account_activity WHERE account_no = 'HK-1'");
+    // Account activity: kept 13 months (a day either side), whatever its kind.
+    for (const [kind, age] of [['sign-in', '13 months 1 day'], ['approval', '13 months -1 day']]) {
+      await t.pool.query("INSERT INTO account_activity (account_no, kind, at) VALUES ('HK-1', $1, now() - $2::interval)", [kind, age]);
+    }
     for (const [account, age] of [['HK-1', '11 minutes'], ['HK-2', '9 minutes']]) {
       await t.pool.query('INSERT INTO baskets (user_id, account_no) VALUES ($1, $2) ON CONFLICT DO NOTHING', [userId, account]);
       await t.pool.query(
@@ -67,14 +72,15 @@ describe('housekeeping: rows whose use has ended are removed', () => {
     resets: (await t.pool.query<{ days: number }>('SELECT extract(day FROM now() - requested_at)::int AS days FROM password_resets WHERE user_id = $1', [userId])).rows.map((r) => r.days),
     keys: (await t.pool.query<{ idempotency_key: string }>("SELECT idempotency_key FROM order_requests WHERE account_no = 'HK-1'")).rows.map((r) => r.idempotency_key),
     results: (await t.pool.query<{ account_no: string }>('SELECT account_no FROM quick_order_results WHERE user_id = $1', [userId])).rows.map((r) => r.account_no),
+    activity: (await t.pool.query<{ kind: string }>("SELECT kind FROM account_activity WHERE account_no = 'HK-1'")).rows.map((r) => r.kind),
   });
 
-  it('removes ended and idle sessions, old reset rows, expired Idempotency-Key answers and unread quick-order results; keeps the rest', async () => {
+  it('removes ended and idle sessions, old reset rows, expired Idempotency-Key answers, unread quick-order results and activity past 13 months; keeps the rest', async () => {
     await seed();
     const purged = await purgeExpired(t.pool, { sessionIdleMinutes: IDLE_MINUTES });
-    assert.deepEqual(purged, { sessions: 2, passwordResets: 1, orderRequests: 1, quickOrderResults: 1 });
-    assert.deepEqual(await left(), { sessions: ['live', 'nearly-idle'], resets: [RESET_ROWS_KEPT_DAYS - 1], keys: ['new-key'], results: ['HK-2'] });
-    assert.deepEqual(await purgeExpired(t.pool, { sessionIdleMinutes: IDLE_MINUTES }), { sessions: 0, passwordResets: 0, orderRequests: 0, quickOrderResults: 0 }, 'a second run removes nothing more');
+    assert.deepEqual(purged, { sessions: 2, passwordResets: 1, orderRequests: 1, quickOrderResults: 1, activity: 1 });
+    assert.deepEqual(await left(), { sessions: ['live', 'nearly-idle'], resets: [RESET_ROWS_KEPT_DAYS - 1], keys: ['new-key'], results: ['HK-2'], activity: ['approval'] });
+    assert.deepEqual(await purgeExpired(t.pool, { sessionIdleMinutes: IDLE_MINUTES }), { sessions: 0, passwordResets: 0, orderRequests: 0, quickOrderResults: 0, activity: 0 }, 'a second run removes nothing more');
   });
 
   it('is scheduled by the job queue, and a scheduled job (its payload as the queue writes it) runs the purge', async () => {
