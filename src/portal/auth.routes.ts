@@ -11,7 +11,7 @@ import { MESSAGES, sendMessage } from './pages.js';
 import type { AuthDeps } from './portal.types.js';
 import { passwordRefusal } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
-import { clearSessionCookie, safeNext, sessionIdOf, sessionUserOf, setSessionCookie } from './session.js';
+import { clearSessionCookie, navigationOf, safeNext, sessionIdOf, sessionUserOf, setSessionCookie } from './session.js';
 
 /**
  * Accounts and sign-in pages: invitation, sign in and out, account choice, forgotten password and
@@ -158,7 +158,7 @@ async function accountChoiceRoutes(app: FastifyInstance, deps: AuthDeps): Promis
     if (accounts.length === 0) return sendMessage(reply, 403, MESSAGES.noAccount);
     const csrfToken = reply.generateCsrf();
     const flash = takeFlash(request, reply, deps.cookie.secure);
-    return sendPage(reply, 'choose-account', { title: 'Choose an account', buyer: user, csrfToken, accounts, next: safeNext(request.query.next), flash });
+    return sendPage(reply, 'choose-account', { title: 'Choose an account', buyer: navigationOf(user), csrfToken, accounts, next: safeNext(request.query.next), flash });
   });
 
   portal.post('/choose-account', { schema: { hide: true, querystring: NextQuery, body: AccountForm }, ...signedIn }, async (request, reply) => {
@@ -168,7 +168,7 @@ async function accountChoiceRoutes(app: FastifyInstance, deps: AuthDeps): Promis
     if (accountNo !== '' && await users.chooseAccount(sessionIdOf(request) as string, accountNo)) return reply.redirect(next ?? '/', 303);
     const accounts = await users.accountsOf(user.userId);
     return sendPage(reply, 'choose-account', {
-      title: 'Choose an account', buyer: user, csrfToken: reply.generateCsrf(), accounts, next,
+      title: 'Choose an account', buyer: navigationOf(user), csrfToken: reply.generateCsrf(), accounts, next,
       errors: [{ field: 'accountNo', message: 'Choose one of your accounts' }],
     }, 400);
   });

@@ -157,9 +157,12 @@ async function placeBasketOrder(reply: FastifyReply, deps: PageDeps, buyer: Sign
   return toPlacedOrder(reply, deps, placed.orderNumber, !emptied && !placed.replayed ? 'kept' : 'placed');
 }
 
+/** The basket's page and every form of it: for a role that may order (modules/users/roles.ts). */
+const orderingGuard = (deps: PageDeps) => ({ preHandler: [deps.guards.requireBuyer, deps.guards.requireCapability('order')] });
+
 export async function basketRoutes(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
-  const guard = { preHandler: deps.guards.requireBuyer };
+  const guard = orderingGuard(deps);
 
   portal.get('/basket', { schema: { hide: true, querystring: DoneQuery }, ...guard }, async (request, reply) => {
     return sendBasket(reply, deps, buyerOf(request), { done: request.query.done, flash: takeFlash(request, reply, deps.secure) });
@@ -191,7 +194,7 @@ export async function basketRoutes(app: FastifyInstance, deps: PageDeps): Promis
 /** "Place order": a ship-to other than the one the page priced is saved and the basket shown priced for it. */
 async function placeOrderRoute(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
-  portal.post('/basket/order', { schema: { hide: true, body: OrderForm }, preHandler: deps.guards.requireBuyer }, async (request, reply) => {
+  portal.post('/basket/order', { schema: { hide: true, body: OrderForm }, ...orderingGuard(deps) }, async (request, reply) => {
     const buyer = buyerOf(request);
     const form = readOrderForm(request.body);
     if (!/^\d{1,19}$/.test(form.version)) return reply.redirect('/basket?done=changed', 303);

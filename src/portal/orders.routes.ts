@@ -70,7 +70,9 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
 
   // "Order again": the order's lines as ordered, added to the basket at today's prices; then the
   // basket (post, redirect, get), so a reload adds nothing twice.
-  portal.post('/orders/:orderNumber/reorder', { schema: { hide: true, params: OrderParams, body: ReorderForm }, ...guard }, async (request, reply) => {
+  // Every role sees the orders; only one that may order (not a Viewer) orders again.
+  const ordering = { preHandler: [deps.guards.requireBuyer, deps.guards.requireCapability('order')] };
+  portal.post('/orders/:orderNumber/reorder', { schema: { hide: true, params: OrderParams, body: ReorderForm }, ...ordering }, async (request, reply) => {
     const buyer = buyerOf(request);
     const order = await accountOrder(deps, buyer, request.params.orderNumber);
     if (order === undefined) return notFound(reply, buyer);

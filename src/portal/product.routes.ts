@@ -65,7 +65,9 @@ export async function productRoutes(app: FastifyInstance, deps: PageDeps): Promi
     return render(reply, view, { codes: showsCodes(request.query.codes), flash: takeFlash(request, reply, deps.secure) });
   });
 
-  portal.post('/products/:masterProductNo', { schema: { ...schema, body: GridForm }, preHandler: deps.guards.requireBuyer }, async (request, reply) => {
+  // The grid's form adds to the basket: a role that may not order (a Viewer) is refused before anything is read.
+  const ordering = [deps.guards.requireBuyer, deps.guards.requireCapability('order')];
+  portal.post('/products/:masterProductNo', { schema: { ...schema, body: GridForm }, preHandler: ordering }, async (request, reply) => {
     const buyer = buyerOf(request);
     const view = await loadProduct(deps, buyer.accountNo, request.params.masterProductNo, request.query.colour);
     if (view === undefined) return notFound(reply);

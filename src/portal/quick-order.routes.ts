@@ -67,7 +67,8 @@ async function addLines(deps: PageDeps, reply: FastifyReply, lines: ParsedPaste,
  */
 export async function quickOrderRoutes(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
-  const guard = { preHandler: deps.guards.requireBuyer };
+  // Every page, form and download of the quick order is for a role that may order.
+  const guard = { preHandler: [deps.guards.requireBuyer, deps.guards.requireCapability('order')] };
 
   portal.get('/quick-order', { schema: { hide: true }, ...guard }, async (request, reply) => {
     const flash = takeFlash(request, reply, deps.secure);
@@ -75,7 +76,7 @@ export async function quickOrderRoutes(app: FastifyInstance, deps: PageDeps): Pr
     return render(reply, { ...(result === undefined ? {} : resultView(result)), ...(flash === undefined ? {} : { flash }) });
   });
 
-  const download = { preHandler: deps.guards.requireBuyerData };
+  const download = { preHandler: [deps.guards.requireBuyerData, deps.guards.requireCapability('order')] };
   portal.get('/quick-order/template.csv', { schema: { hide: true }, ...download }, async (_request, reply) =>
     sendTemplate(reply, 'text/csv; charset=utf-8', 'quick-order.csv', TEMPLATE_CSV));
 

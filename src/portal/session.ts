@@ -29,6 +29,11 @@ const CAPABILITIES: readonly Capability[] = ['view', 'order', 'manage-people', '
 export const capabilitiesOf = (role: Role): Readonly<Record<Capability, boolean>> =>
   Object.fromEntries(CAPABILITIES.map((c) => [c, may(role, c)])) as Record<Capability, boolean>;
 
+/** The layout's view of a session's user, account chosen or not (the account choice): what its role there lets it do, for the navigation. */
+export function navigationOf(user: Buyer): BuyerView {
+  return { ...user, can: user.role === null ? undefined : capabilitiesOf(user.role) };
+}
+
 /** The basket a signed-in buyer works on: theirs for the account they act for. */
 export function basketOwnerOf(buyer: SignedInBuyer): BasketOwner {
   return { userId: buyer.userId, accountNo: buyer.accountNo };
@@ -113,19 +118,22 @@ export function sessionGuards(users: UsersService, pool: Pool) {
       return;
     }
     const owner = { userId: buyer.userId, accountNo: buyer.accountNo };
+    const can = capabilitiesOf(buyer.role);
     sessions.set(request, buyer);
     buyers.set(request, {
       userId: buyer.userId, email: buyer.email, name: buyer.name,
-      accountNo: buyer.accountNo, accountName: buyer.accountName, role: buyer.role, can: capabilitiesOf(buyer.role), csrfToken: reply.generateCsrf(),
-      basketLines: withBasketCount ? await countBasketLines(pool, owner) : undefined,
+      accountNo: buyer.accountNo, accountName: buyer.accountName, role: buyer.role, can, csrfToken: reply.generateCsrf(),
+      // A role without the basket (a Viewer) has no basket link to count for.
+      basketLines: withBasketCount && can.order ? await countBasketLines(pool, owner) : undefined,
     });
   }
 
   /**
-   * A live session for an account its user is still linked to, and that still exists; otherwise
-   * to sign-in (no session) or to the account choice (no account, or one no longer theirs). The
-   * page's navigation gets the basket's line count (one small query; a form that fails renders the
-   * page again, so POSTs get it too).
+   * A live session for an account its user is still linked to and active in, and that still
+   * exists; otherwise to sign-in (no session) or to the account choice (no account, one no longer
+   * theirs, or a membership deactivated). The page's navigation gets the basket's line count (one
+   * small query, for a role that has a basket; a form that fails renders the page again, so POSTs
+   * get it too).
    */
   async function requireBuyer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     return signedInBuyer(request, reply, true);

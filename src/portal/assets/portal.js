@@ -240,7 +240,8 @@
   if (searchForm) liveResults(searchForm);
 }());
 
-/* The product page's colour × size grid (`form[data-colour-grid]`), which works without this:
+/* The product page's colour × size grid (`[data-colour-grid]`: a form, or for a role that may not
+   order a block without quantity boxes), which works without this:
    - the arrow keys move between its quantity boxes as in a spreadsheet: Left and Right to the
      previous or next box of the colour (once the caret is at the start or end of what is typed),
      Up and Down to the same size in the colour above or below, skipping a colour not made in that
@@ -307,6 +308,6 @@
     });
   }
 
-  var grids = document.querySelectorAll('form[data-colour-grid]');
+  var grids = document.querySelectorAll('[data-colour-grid]');
   for (var i = 0; i < grids.length; i += 1) colourGrid(grids[i]);
 }());
