@@ -53,7 +53,7 @@ function figuresOfQuote(quote: Quote): ApprovalFigures {
     lines: quote.lines.map((l) => ({
       lineNumber: l.lineNumber, sku: l.sku, quantity: l.quantity, unitPrice: l.unitPrice, lineAmount: l.lineAmount, taxAmount: l.tax.amount,
     })),
-    ...quote.totals,
+    net: quote.totals.net, tax: quote.totals.tax, freight: quote.totals.freight, total: quote.totals.total,
   };
 }
 
