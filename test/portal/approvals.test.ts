@@ -97,6 +97,12 @@ describe('portal: order limits and approval', () => {
     assert.match(one.body, />Approve<\/button>/);
     assert.match(one.body, /<label class="field__label" for="reason">Why are you declining it\?<\/label>/);
     assert.equal((await ada.get('/approvals/PW99999999')).statusCode, 404);
+    for (const action of ['approve', 'decline']) {
+      const forged = await ada.post(`/approvals/${orderNumber}/${action}`, { reason: 'forged' }, 'forged-token');
+      assert.equal(forged.statusCode, 403);
+      assert.match(forged.body, /This form has expired/);
+    }
+    assert.equal((await t.pool.query('SELECT approval_state FROM orders WHERE order_number = $1', [orderNumber])).rows[0].approval_state, 'AwaitingApproval');
   });
 
   it('declining needs a reason; declined, the buyer sees it with the reason', async () => {
