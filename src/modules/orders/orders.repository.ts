@@ -63,7 +63,7 @@ export interface OrderLineRow {
 
 export type NewOrder = Pick<OrderRow,
   'order_number' | 'account_no' | 'ship_to_code' | 'customer_reference' | 'currency' | 'placed_at' | 'net_amount' | 'tax_amount'
-  | 'freight_amount' | 'total_amount' | 'shipping' | 'erp_state' | 'approval_state' | 'submitted_at'> & {
+  | 'freight_amount' | 'total_amount' | 'shipping'> & Partial<Pick<OrderRow, 'erp_state' | 'approval_state' | 'submitted_at'>> & {
   ship_to: Record<string, unknown>;
   /** The portal user who placed it; null through the public API. */
   placed_by_user_id: string | null;
@@ -84,7 +84,7 @@ export async function insertOrder(q: Queryable, order: NewOrder, lines: readonly
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
     [order.order_number, order.account_no, order.ship_to_code, JSON.stringify(order.ship_to), order.customer_reference, order.currency,
       order.placed_at, order.net_amount, order.tax_amount, order.freight_amount, order.total_amount, JSON.stringify(order.shipping),
-      order.placed_by_user_id, order.erp_state, order.approval_state, order.submitted_at],
+      order.placed_by_user_id, order.erp_state ?? 'Queued', order.approval_state ?? null, order.submitted_at ?? null],
   );
   await q.query(
     `INSERT INTO order_lines (order_line_id, order_number, line_number, line_type, charge_type, sku, description, quantity, unit_price,
