@@ -11,6 +11,7 @@ import { createMailer, type Mailer } from './platform/mail.js';
 import { provisionUser, provisionUserHandler, type ProvisionUserDeps } from './modules/customers/index.js';
 import { housekeeping, housekeepingCron, housekeepingHandler } from './modules/housekeeping/index.js';
 import {
+  approvalDecision, approvalDecisionHandler, approvalRequest, approvalRequestHandler,
   despatchNotice, despatchNoticeHandler, erpClientOf, erpHandoff, erpHandoffHandler, orderConfirmation, orderConfirmationHandler, type ErpClient,
 } from './modules/orders/index.js';
 import {
@@ -20,6 +21,7 @@ import {
 /** Every job type the service enqueues; the worker refuses to start if one lacks a handler. */
 export const JOB_TYPES: readonly JobType[] = [
   provisionUser, erpHandoff, passwordResetRequest, passwordReset, housekeeping, orderConfirmation, despatchNotice,
+  approvalRequest, approvalDecision,
 ];
 
 /** Jobs the queue schedules itself. */
@@ -49,6 +51,8 @@ export function jobHandlers(deps: JobDeps): JobHandler[] {
     housekeepingHandler({ pool: deps.database.pool, sessionIdleMinutes: deps.config.portalSession.idleMinutes }),
     orderConfirmationHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
     despatchNoticeHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
+    approvalRequestHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
+    approvalDecisionHandler({ pool: deps.database.pool, mailer: deps.mailer, publicUrl: deps.config.publicUrl }),
   ];
 }
 

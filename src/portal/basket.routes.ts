@@ -13,7 +13,7 @@ import {
 import { readOrderForm, readUpdateForm, referenceError, type OrderForm as PostedOrder } from './basket.form.js';
 import { DONE, basketModel, pricedShipTo, type BasketModel } from './basket.view.js';
 import { flashParts, setFlash, takeFlash } from './flash.js';
-import { placedFlash, type Placed } from './orders.view.js';
+import { placedFlash, submittedFlash, type Placed } from './orders.view.js';
 import type { PageDeps } from './portal.types.js';
 import { isKeyReused, orderRefusal } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
@@ -102,9 +102,12 @@ async function saveDelivery(
   return reply.redirect(`/basket?done=${done}`, 303);
 }
 
-/** To the order's page, which says "Order placed" once (the flash; a reload shows the order alone). */
-function toPlacedOrder(reply: FastifyReply, deps: PageDeps, orderNumber: string, placed: Placed): FastifyReply {
-  setFlash(reply, placedFlash(orderNumber, placed), deps.secure);
+/**
+ * To the order's page, which says "Order placed" once (the flash; a reload shows the order alone),
+ * or, for an order over the buyer's limit (`overLimit`), that it went to the administrators for approval.
+ */
+function toPlacedOrder(reply: FastifyReply, deps: PageDeps, orderNumber: string, placed: Placed, overLimit?: string): FastifyReply {
+  setFlash(reply, overLimit === undefined ? placedFlash(orderNumber, placed) : submittedFlash(orderNumber, overLimit), deps.secure);
   return reply.redirect(`/orders/${encodeURIComponent(orderNumber)}`, 303);
 }
 
@@ -146,7 +149,7 @@ async function placeBasketOrder(reply: FastifyReply, deps: PageDeps, buyer: Sign
   // The number on the page when it was posted; a form without the field orders with the saved one.
   const reference = form.typedReference === undefined ? basket.customerReference : form.typedReference || null;
   const body = { shipToCode, lines: basket.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })), ...(reference === null ? {} : { customerReference: reference }) };
-  let placed: { orderNumber: string; replayed: boolean };
+  let placed: { orderNumber: string; replayed: boolean; overLimit?: string };
   try {
     placed = await placeOrder(deps.services.orders, buyer.accountNo, body, key, { userId: buyer.userId });
   } catch (error) {
@@ -154,7 +157,7 @@ async function placeBasketOrder(reply: FastifyReply, deps: PageDeps, buyer: Sign
   }
   const emptied = await emptyOrderedBasket(deps.pool, owner, form.version);
   // A replayed answer whose basket is no longer that version: the first post emptied it.
-  return toPlacedOrder(reply, deps, placed.orderNumber, !emptied && !placed.replayed ? 'kept' : 'placed');
+  return toPlacedOrder(reply, deps, placed.orderNumber, !emptied && !placed.replayed ? 'kept' : 'placed', placed.overLimit);
 }
 
 /** The basket's page and every form of it: for a role that may order (modules/users/roles.ts). */

@@ -3,15 +3,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { reorderLines } from '../modules/baskets/index.js';
 import { accountOverview } from '../modules/ledger/index.js';
-import { getOrder, listAccountOrders, type Order } from '../modules/orders/index.js';
+import { getOrder, listAccountOrders, withdrawOrder, type Order } from '../modules/orders/index.js';
 import { colourwaysOfSkus } from '../modules/search/index.js';
 import { setFlash, takeFlash } from './flash.js';
 import { orderFlash, orderRow, orderView } from './orders.view.js';
 import { MESSAGES, sendMessage } from './pages.js';
 import type { PageDeps } from './portal.types.js';
-import { isNotFound } from './refusals.js';
+import { approvalRefusal, isNotFound } from './refusals.js';
 import { reorderMessage } from './reorder.view.js';
 import { sendPage } from './render.js';
+import { actorOf } from './approvals.view.js';
 import { basketOwnerOf, buyerOf, type SignedInBuyer } from './session.js';
 
 /** The account's orders and one order, statuses derived from the quantities on every read (decisions §3). */
@@ -26,7 +27,8 @@ const ReorderForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 
 /** The account's order, or undefined: another account's order reads exactly like one that does not exist. */
 async function accountOrder(deps: PageDeps, buyer: SignedInBuyer, orderNumber: string): Promise<Order | undefined> {
   try {
-    return await getOrder(deps.services.orders, buyer.accountNo, orderNumber);
+    // The portal shows orders awaiting approval, declined and withdrawn too: to their buyer and the approvers.
+    return await getOrder(deps.services.orders, buyer.accountNo, orderNumber, { unplaced: true });
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;
@@ -43,7 +45,7 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
   portal.get('/orders', { schema: { hide: true, querystring: ListQuery }, ...guard }, async (request, reply) => {
     const buyer = buyerOf(request);
     const page = Number(request.query.page ?? '1');
-    const result = await listAccountOrders(deps.services.orders, buyer.accountNo, page, ORDERS_PAGE_SIZE);
+    const result = await listAccountOrders(deps.services.orders, buyer.accountNo, page, ORDERS_PAGE_SIZE, { unplaced: true });
     const pages = Math.max(1, Math.ceil(result.total / ORDERS_PAGE_SIZE));
     const title = page > 1 ? `Your orders (page ${page} of ${pages})` : 'Your orders';
     const orders = result.data.map((o) => orderRow(o, currency));
@@ -58,14 +60,31 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
       accountOverview(deps.services.account, buyer.accountNo),
       colourwaysOfSkus(deps.services.search, buyer.accountNo, order.lines.map((l) => l.sku)),
     ]);
-    return sendPage(reply, 'order', {
-      title: `Order ${order.orderNumber}`,
-      buyer,
-      csrfToken: buyer.csrfToken,
-      // "Order placed" once, after the basket's form (basket.routes.ts): a reload shows the order alone.
-      ...orderFlash(takeFlash(request, reply, deps.secure), order.orderNumber),
-      order: orderView(order, account, currency, colourways),
-    });
+    const view = orderView(order, account, currency, colourways, { mayWithdraw: order.placedBy !== null && order.placedBy.email === buyer.email });
+    // "Order placed" once, after the basket's form (basket.routes.ts): a reload shows the order alone.
+    const flash = orderFlash(takeFlash(request, reply, deps.secure), order.orderNumber, currency);
+    // The form posted again after an order went for approval: the same order, still not placed.
+    if (flash.placed !== undefined && !view.placed) {
+      delete flash.placed;
+      flash.submitted = 'Your order is over your limit, so it has been sent to your account\'s administrators for approval.';
+    }
+    return sendPage(reply, 'order', { title: `Order ${order.orderNumber}`, buyer, csrfToken: buyer.csrfToken, ...flash, order: view });
+  });
+
+  // "Withdraw": the buyer who submitted an order for approval takes it back while it awaits approval.
+  portal.post('/orders/:orderNumber/withdraw', { schema: { hide: true, params: OrderParams, body: ReorderForm }, ...guard }, async (request, reply) => {
+    const buyer = buyerOf(request);
+    try {
+      await withdrawOrder(deps.services.orders, actorOf(buyer), request.params.orderNumber);
+    } catch (error) {
+      if (isNotFound(error)) return notFound(reply, buyer);
+      const refused = approvalRefusal(error);
+      if (refused === undefined) throw error;
+      setFlash(reply, refused.kind === 'message' ? refused.message : 'The order could not be withdrawn.', deps.secure);
+      return reply.redirect(`/orders/${encodeURIComponent(request.params.orderNumber)}`, 303);
+    }
+    setFlash(reply, `Order ${request.params.orderNumber} has been withdrawn. It will not be placed.`, deps.secure);
+    return reply.redirect(`/orders/${encodeURIComponent(request.params.orderNumber)}`, 303);
   });
 
   // "Order again": the order's lines as ordered, added to the basket at today's prices; then the

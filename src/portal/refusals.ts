@@ -3,7 +3,7 @@ import { queryRefusals, type QueryProblem } from '../platform/schema/query-param
 import { basketsRefusals } from '../modules/baskets/index.js';
 import { customersRefusals } from '../modules/customers/index.js';
 import { lookupRefusals } from '../modules/lookup/index.js';
-import { ordersRefusals, type OrdersRefusals } from '../modules/orders/index.js';
+import { ordersRefusals, type ApprovalFigures, type OrdersRefusals } from '../modules/orders/index.js';
 import { usersRefusals, type LinkState } from '../modules/users/index.js';
 import type { FieldError } from './render.js';
 
@@ -25,6 +25,11 @@ const ORDER_PAGE_STATUS: Record<keyof OrdersRefusals, number> = {
   'idempotency-key-invalid': 400,
   'idempotency-key-reused': 422,
   'order-not-found': 404,
+  'approval-not-allowed': 403,
+  'approval-not-awaiting': 409,
+  'approval-figures-changed': 409,
+  'decline-reason-invalid': 400,
+  'withdrawal-not-allowed': 403,
 };
 
 /** Whether the refusal says that what was asked for does not exist (for this account): the not-found page. */
@@ -93,8 +98,52 @@ export function orderRefusal(error: unknown): { status: number; errors: FieldErr
     case 'idempotency-key-reused': return { status, errors: [{ field: 'reasons', message: 'already used with another body' }] };
     case 'account-not-active':
     case 'order-not-found':
+    case 'approval-not-allowed':
+    case 'approval-not-awaiting':
+    case 'approval-figures-changed':
+    case 'decline-reason-invalid':
+    case 'withdrawal-not-allowed':
       return { status, errors: [{ field: 'reasons', message: error.message }] };
   }
+}
+
+/**
+ * A refused approval, decline or withdrawal, for the page that asked: the reason's field problem,
+ * the figures changed since submission (old and new, and the confirmation that approves the new),
+ * or a message for the whole order (no longer awaiting approval, cannot be priced, not theirs).
+ */
+export type ApprovalRefusal =
+  | { kind: 'reason'; status: number; message: string }
+  | { kind: 'changed'; status: number; before: ApprovalFigures; now: ApprovalFigures; confirmation: string }
+  | { kind: 'message'; status: number; message: string };
+
+export function approvalRefusal(error: unknown): ApprovalRefusal | undefined {
+  if (!ordersRefusals.is(error)) return undefined;
+  const status = ORDER_PAGE_STATUS[error.code];
+  switch (error.code) {
+    case 'decline-reason-invalid': return { kind: 'reason', status, message: error.details.message };
+    case 'approval-figures-changed': return { kind: 'changed', status, before: error.details.before, now: error.details.now, confirmation: error.details.confirmation };
+    case 'approval-not-awaiting': return { kind: 'message', status, message: notAwaitingWords(error.details.state) };
+    case 'basket-not-orderable': return {
+      kind: 'message', status, message: `This order cannot be placed as it stands: ${error.details.blockers.map((b) => b.message).join(' ')} You can decline it with that reason.`,
+    };
+    case 'basket-unpriceable': return {
+      kind: 'message', status, message: 'This order cannot be priced now: a product on it is no longer available to the account. You can decline it with that reason.',
+    };
+    case 'withdrawal-not-allowed': return { kind: 'message', status, message: 'Only the buyer who submitted this order can withdraw it.' };
+    case 'account-not-active': return { kind: 'message', status, message: error.message };
+    default: return undefined;
+  }
+}
+
+const NOT_AWAITING: Record<string, string> = {
+  Approved: 'This order has been approved already.',
+  Declined: 'This order has been declined already.',
+  Withdrawn: 'This order has been withdrawn by its buyer.',
+};
+
+function notAwaitingWords(state: string | null): string {
+  return (state === null ? undefined : NOT_AWAITING[state]) ?? 'This order is not awaiting approval.';
 }
 
 /** The query-string problems of a search, or undefined when the refusal is not about the query string. */

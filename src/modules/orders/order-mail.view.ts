@@ -79,3 +79,35 @@ export function despatchMailData(order: MailedOrder, status: DespatchStatus, lin
     })),
   };
 }
+
+/** The Approvals page's view of one order: `PUBLIC_URL/approvals/<orderNumber>`. */
+export const approvalLink = (publicUrl: string, orderNumber: string): string => `${publicUrl}/approvals/${encodeURIComponent(orderNumber)}`;
+
+export type ApprovalRequestMailData = ReturnType<typeof approvalRequestMailData>;
+
+/** To each approver: who submitted the order, its lines and totals, and the link to approve or decline it. */
+export function approvalRequestMailData(order: MailedOrder, recipientName: string, publicUrl: string) {
+  const buyer = order.placed_by?.name ?? 'A buyer';
+  return {
+    ...confirmationMailData(order, recipientName, publicUrl),
+    subject: `Order ${order.order_number} for ${order.account_name} awaits your approval`,
+    buyerName: buyer,
+    buyerEmail: order.placed_by?.email ?? '',
+    placedLabel: 'Submitted',
+    placedOn: formatDate(order.submitted_at ?? order.placed_at),
+    link: approvalLink(publicUrl, order.order_number),
+  };
+}
+
+export type DecisionMailData = ReturnType<typeof decisionMailData>;
+
+/** To the buyer: approved (the order as now placed, re-priced at approval) or declined (with the reason). */
+export function decisionMailData(order: MailedOrder, decision: 'Approved' | 'Declined', recipientName: string, publicUrl: string) {
+  return {
+    ...confirmationMailData(order, recipientName, publicUrl),
+    subject: `Order ${order.order_number} ${decision === 'Approved' ? 'approved' : 'declined'}`,
+    approverName: order.decided_by?.name ?? 'An administrator',
+    decidedOn: formatDate(order.decided_at),
+    reason: order.decided_reason ?? '',
+  };
+}

@@ -1,5 +1,7 @@
 import { refusalDomain } from '../../platform/refusal.js';
 import type { ItemError } from '../../platform/schema/item-validator.js';
+import type { ApprovalFigures } from './approvals.engine.js';
+import type { ApprovalState } from './orders.repository.js';
 
 /**
  * A problem of the body as its schema found it, at its JSON pointer (`path`, the validator's and the
@@ -32,6 +34,19 @@ export interface OrdersRefusals {
   'idempotency-key-reused': Record<string, never>;
   /** Unknown, or another account's (which reads the same). */
   'order-not-found': { orderNumber: string };
+  /** The user's role does not let them approve or decline orders (modules/users/roles.ts). */
+  'approval-not-allowed': { role: string };
+  /** The order is not awaiting approval (never was, or it was approved, declined or withdrawn already): nothing was changed. */
+  'approval-not-awaiting': { orderNumber: string; state: ApprovalState | null };
+  /**
+   * Priced again now, the order's figures are not those it was submitted with, and the approver has
+   * not confirmed these new ones: both sets, and the `confirmation` that approves exactly the new ones.
+   */
+  'approval-figures-changed': { orderNumber: string; before: ApprovalFigures; now: ApprovalFigures; confirmation: string };
+  /** A decline needs its reason, of at most `maximum` characters. */
+  'decline-reason-invalid': { maximum: number; message: string };
+  /** Only the buyer who submitted an order may withdraw it. */
+  'withdrawal-not-allowed': { orderNumber: string };
 }
 
 export const ordersRefusals = refusalDomain<OrdersRefusals>('orders');

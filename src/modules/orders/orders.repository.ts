@@ -14,11 +14,29 @@ export interface OrderRow {
   freight_amount: string;
   total_amount: string;
   shipping: Record<string, unknown>;
-  erp_state: 'Queued' | 'Accepted' | 'Refused';
+  erp_state: ErpState;
   erp_document_no: string | null;
   erp_reason: string | null;
   erp_attempts: number;
+  /** Null: never subject to approval (migration 1764000003820). */
+  approval_state: ApprovalState | null;
+  submitted_at: string | null;
+  decided_at: string | null;
+  decided_reason: string | null;
+  /** The portal user who placed it (null through the public API) and who approved, declined or withdrew it. */
+  placed_by_user_id: string | null;
+  decided_by_user_id: string | null;
+  placed_by: OrderPerson | null;
+  decided_by: OrderPerson | null;
 }
+
+/** Held: not to be handed to the ERP (awaiting approval, declined or withdrawn); the hand-off sends only Queued orders. */
+export type ErpState = 'Held' | 'Queued' | 'Accepted' | 'Refused';
+export type ApprovalState = 'AwaitingApproval' | 'Approved' | 'Declined' | 'Withdrawn';
+export interface OrderPerson { name: string; email: string }
+
+/** An order that counts as placed: never subject to approval, or approved (the others are not orders yet). */
+export const PLACED = "(o.approval_state IS NULL OR o.approval_state = 'Approved')";
 
 export interface OrderLineRow {
   order_line_id: string;
@@ -43,8 +61,9 @@ export interface OrderLineRow {
   fulfilment_reference: string | null;
 }
 
-export type NewOrder = Omit<OrderRow, 'placed_at' | 'erp_state' | 'erp_document_no' | 'erp_reason' | 'erp_attempts'> & {
-  placed_at: string;
+export type NewOrder = Pick<OrderRow,
+  'order_number' | 'account_no' | 'ship_to_code' | 'customer_reference' | 'currency' | 'placed_at' | 'net_amount' | 'tax_amount'
+  | 'freight_amount' | 'total_amount' | 'shipping'> & Partial<Pick<OrderRow, 'erp_state' | 'approval_state' | 'submitted_at'>> & {
   ship_to: Record<string, unknown>;
   /** The portal user who placed it; null through the public API. */
   placed_by_user_id: string | null;
@@ -61,11 +80,11 @@ export async function nextOrderNumber(q: Queryable): Promise<string> {
 export async function insertOrder(q: Queryable, order: NewOrder, lines: readonly NewOrderLine[]): Promise<void> {
   await q.query(
     `INSERT INTO orders (order_number, account_no, ship_to_code, ship_to, customer_reference, currency, placed_at,
-                         net_amount, tax_amount, freight_amount, total_amount, shipping, placed_by_user_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+                         net_amount, tax_amount, freight_amount, total_amount, shipping, placed_by_user_id, erp_state, approval_state, submitted_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
     [order.order_number, order.account_no, order.ship_to_code, JSON.stringify(order.ship_to), order.customer_reference, order.currency,
       order.placed_at, order.net_amount, order.tax_amount, order.freight_amount, order.total_amount, JSON.stringify(order.shipping),
-      order.placed_by_user_id],
+      order.placed_by_user_id, order.erp_state ?? 'Queued', order.approval_state ?? null, order.submitted_at ?? null],
   );
   await q.query(
     `INSERT INTO order_lines (order_line_id, order_number, line_number, line_type, charge_type, sku, description, quantity, unit_price,
@@ -88,6 +107,10 @@ const ORDER_COLUMNS = `
   ${utc('o.placed_at')} AS placed_at,
   o.net_amount::text AS net_amount, o.tax_amount::text AS tax_amount, o.freight_amount::text AS freight_amount,
   o.total_amount::text AS total_amount, o.shipping, o.erp_state, o.erp_document_no, o.erp_reason, o.erp_attempts,
+  o.approval_state, ${utc('o.submitted_at')} AS submitted_at, ${utc('o.decided_at')} AS decided_at, o.decided_reason,
+  o.placed_by_user_id::text AS placed_by_user_id, o.decided_by_user_id::text AS decided_by_user_id,
+  (SELECT json_build_object('name', u.name, 'email', u.email) FROM users u WHERE u.id = o.placed_by_user_id) AS placed_by,
+  (SELECT json_build_object('name', u.name, 'email', u.email) FROM users u WHERE u.id = o.decided_by_user_id) AS decided_by,
   (SELECT json_agg(json_build_object(
             'order_line_id', l.order_line_id, 'line_number', l.line_number, 'line_type', l.line_type, 'charge_type', l.charge_type,
             'sku', l.sku, 'description', l.description, 'quantity', l.quantity, 'unit_price', l.unit_price::text,
@@ -99,9 +122,13 @@ const ORDER_COLUMNS = `
 
 export type StoredOrder = OrderRow & { lines: OrderLineRow[] };
 
-export async function findOrder(q: Queryable, accountNo: string, orderNumber: string): Promise<StoredOrder | undefined> {
+/** Which orders a read sees: only those placed (the public API), or also those submitted for approval and not placed (the portal). */
+export interface OrderScope { unplaced?: boolean }
+const scoped = (scope: OrderScope): string => (scope.unplaced === true ? 'true' : PLACED);
+
+export async function findOrder(q: Queryable, accountNo: string, orderNumber: string, scope: OrderScope = {}): Promise<StoredOrder | undefined> {
   const { rows } = await q.query<StoredOrder>(
-    `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.account_no = $1 AND o.order_number = $2`,
+    `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.account_no = $1 AND o.order_number = $2 AND ${scoped(scope)}`,
     [accountNo, orderNumber],
   );
   return rows[0];
@@ -119,15 +146,28 @@ export async function findPlacedOrder(q: Queryable, orderNumber: string): Promis
   return rows[0];
 }
 
-/** A page of the account's orders, newest first, with the account's order count. */
-export async function listOrders(q: Queryable, accountNo: string, page: number, pageSize: number): Promise<{ orders: StoredOrder[]; total: number }> {
+/** A page of the account's orders, newest first, with the account's order count (both in the scope). */
+export async function listOrders(q: Queryable, accountNo: string, page: number, pageSize: number, scope: OrderScope = {}): Promise<{ orders: StoredOrder[]; total: number }> {
   const [list, count] = await Promise.all([
     q.query<StoredOrder>(
-      `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.account_no = $1
+      `SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.account_no = $1 AND ${scoped(scope)}
         ORDER BY o.placed_at DESC, o.order_number DESC LIMIT $2 OFFSET $3`,
       [accountNo, pageSize, (page - 1) * pageSize],
     ),
-    q.query<{ total: number }>('SELECT count(*)::integer AS total FROM orders WHERE account_no = $1', [accountNo]),
+    q.query<{ total: number }>(`SELECT count(*)::integer AS total FROM orders o WHERE o.account_no = $1 AND ${scoped(scope)}`, [accountNo]),
+  ]);
+  return { orders: list.rows, total: (count.rows[0] as { total: number }).total };
+}
+
+/** A page of the account's orders awaiting approval, the longest waiting first, and how many there are. */
+export async function listAwaitingOrders(q: Queryable, accountNo: string, page: number, pageSize: number): Promise<{ orders: StoredOrder[]; total: number }> {
+  const awaiting = "o.account_no = $1 AND o.approval_state = 'AwaitingApproval'";
+  const [list, count] = await Promise.all([
+    q.query<StoredOrder>(
+      `SELECT ${ORDER_COLUMNS} FROM orders o WHERE ${awaiting} ORDER BY o.submitted_at, o.order_number LIMIT $2 OFFSET $3`,
+      [accountNo, pageSize, (page - 1) * pageSize],
+    ),
+    q.query<{ total: number }>(`SELECT count(*)::integer AS total FROM orders o WHERE ${awaiting}`, [accountNo]),
   ]);
   return { orders: list.rows, total: (count.rows[0] as { total: number }).total };
 }

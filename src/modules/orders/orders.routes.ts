@@ -35,6 +35,12 @@ export const ordersProblems = refusalProblems(ordersRefusals, {
   'idempotency-key-reused': (_, message) =>
     errors.unprocessable(message, [{ path: IDEMPOTENCY_KEY_PATH, message: 'already used with another body' }]),
   'order-not-found': (_, message) => errors.notFound(message),
+  // Approval is the portal's alone; the API never asks for it, so these read as conflicts if ever met.
+  'approval-not-allowed': (_, message) => new AppError('approval-not-allowed', 403, 'Not allowed', message),
+  'approval-not-awaiting': (_, message) => new AppError('approval-not-awaiting', 409, 'Not awaiting approval', message),
+  'approval-figures-changed': (_, message) => new AppError('approval-figures-changed', 409, 'Figures changed', message),
+  'decline-reason-invalid': ({ message: text }, message) => errors.badRequest(message, [{ path: '/reason', message: text }]),
+  'withdrawal-not-allowed': (_, message) => new AppError('withdrawal-not-allowed', 403, 'Not allowed', message),
 });
 
 /** Bodies are checked by the services, so every bad path is named in one 400; the schemas document them and serialise answers. */

@@ -169,10 +169,23 @@ export const ChargeLineSchema = Type.Object({
 });
 
 export const ErpStateSchema = Type.Object({
-  state: requiredEnum(['Queued', 'Accepted', 'Refused'] as const),
+  state: requiredEnum(['Held', 'Queued', 'Accepted', 'Refused'] as const),
   documentNo: nullableString('The ERP\'s document number once Accepted'),
   reason: nullableString('Why Refused, or the last failure while Queued'),
   attempts: Type.Integer(),
+});
+
+/** A portal user, as an order names who placed and who approved it. */
+const PersonSchema = Type.Object({ name: Type.String(), email: Type.String() });
+
+export const APPROVAL_STATES = ['AwaitingApproval', 'Approved', 'Declined', 'Withdrawn'] as const;
+
+/** An order placed in the portal over its buyer's order limit (issue 27): submitted for approval, then approved, declined or withdrawn. */
+export const ApprovalSchema = Type.Object({
+  state: requiredEnum(APPROVAL_STATES),
+  submittedAt: Type.String({ format: 'date-time', description: 'When its buyer submitted it; placedAt is when it was approved' }),
+  decidedAt: orNull(Type.String({ format: 'date-time' }), 'When it was approved, declined or withdrawn'),
+  reason: nullableString('Why it was declined'),
 });
 
 export const OrderSchema = Type.Object({
@@ -188,8 +201,12 @@ export const OrderSchema = Type.Object({
   shipping: ShippingSchema,
   totals: TotalsSchema,
   erp: ErpStateSchema,
+  placedBy: orNull(PersonSchema, 'The portal user who placed the order; null for an order placed through the public API'),
+  approvedBy: orNull(PersonSchema, 'The Administrator who approved it, for an order that was over its buyer\'s order limit; else null'),
+  approval: orNull(ApprovalSchema, 'Null unless the order was over its buyer\'s order limit in the portal; through the API only approved ones are seen'),
 });
 export type Order = Static<typeof OrderSchema>;
+export type OrderApproval = Static<typeof ApprovalSchema>;
 
 export const ORDER_PAGE_SIZE = { default: 20, max: 100 } as const;
 

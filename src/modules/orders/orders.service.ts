@@ -2,8 +2,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { withTransaction, type Queryable } from '../../platform/db/pool.js';
 import { currencyMinorUnit } from '../../platform/money.js';
 import { compileItemValidator } from '../../platform/schema/item-validator.js';
+import { recordActivity } from '../activity/index.js';
 import { accountExists, accountNotFound } from '../customers/index.js';
 import { totalsOf } from './amounts.engine.js';
+import { enqueueApprovalRequest } from './approval-mail.job.js';
+import { needsApproval } from './approvals.engine.js';
+import { findBuyingTerms } from './approvals.repository.js';
 import type { BasketShipTo } from './basket.repository.js';
 import { FREIGHT_CHARGE } from './charge-words.js';
 import { enqueueErpHandoff } from './erp-handoff.job.js';
@@ -11,9 +15,10 @@ import { enqueueOrderConfirmation } from './order-mail.job.js';
 import { lineStatus, orderStatus } from './orders.engine.js';
 import {
   claimIdempotencyKey, deleteExpiredIdempotentAnswers as deleteExpiredAnswers, findOrder, insertOrder, listOrders, nextOrderNumber,
-  storeIdempotentAnswer, type NewOrderLine, type StoredOrder,
+  storeIdempotentAnswer, type NewOrderLine, type OrderScope, type StoredOrder,
 } from './orders.repository.js';
-import { OrderBodySchema, type Order, type OrderBody } from './orders.schemas.js';
+import { OrderBodySchema, type Order, type OrderBody, type Quote } from './orders.schemas.js';
+import type { Shipping } from '../freight/index.js';
 import { ordersRefusals } from './orders.refusals.js';
 import { parseBasket, priceBasket, type QuoteDeps } from './quote.service.js';
 
@@ -35,6 +40,8 @@ export interface PlacedOrder {
   body: string;
   orderNumber: string;
   replayed: boolean;
+  /** The order was over its buyer's limit (this one, in the site currency) and awaits approval: not placed yet. Absent on a replay. */
+  overLimit?: string;
 }
 
 /** The ship-to as it was when the order was placed, under the interface's names (the ERP hand-off reads them). */
@@ -108,7 +115,54 @@ export function orderView(order: StoredOrder): Order {
     shipping: order.shipping as Order['shipping'],
     totals: totalsOf({ net: order.net_amount, tax: order.tax_amount, freight: order.freight_amount, total: order.total_amount }, currencyMinorUnit(order.currency)),
     erp: { state: order.erp_state, documentNo: order.erp_document_no, reason: order.erp_reason, attempts: order.erp_attempts },
+    placedBy: order.placed_by,
+    approvedBy: order.approval_state === 'Approved' ? order.decided_by : null,
+    approval: order.approval_state === null ? null : {
+      state: order.approval_state,
+      submittedAt: order.submitted_at ?? order.placed_at,
+      decidedAt: order.decided_at,
+      reason: order.decided_reason,
+    },
   };
+}
+
+/**
+ * An order's lines as its quote prices them: the item lines 1..n in the basket's order, then the
+ * freight charge n + 1. Placing an order stores them; approving one stores them again, priced then.
+ */
+export function pricedLines(quote: Quote, shipping: Extract<Shipping, { status: 'Quoted' }>): Array<Omit<NewOrderLine, 'order_line_id'>> {
+  const items = quote.lines.map((line): Omit<NewOrderLine, 'order_line_id'> => ({
+    line_number: line.lineNumber,
+    line_type: 'Item',
+    charge_type: null,
+    sku: line.sku,
+    description: line.name,
+    quantity: line.quantity,
+    unit_price: line.unitPrice,
+    line_discount_percent: line.pricing.lineDiscountPercent,
+    line_amount: line.lineAmount as string,
+    tax_amount: line.tax.amount,
+    tax_rate_percent: line.tax.ratePercent,
+    tax_reason: line.tax.reason,
+    pricing: line.pricing,
+    tax: line.tax,
+  }));
+  return [...items, {
+    line_number: items.length + 1,
+    line_type: 'Charge',
+    charge_type: FREIGHT_CHARGE,
+    sku: null,
+    description: `Freight: ${shipping.method} ${shipping.agentCode}/${shipping.serviceCode}`,
+    quantity: 1,
+    unit_price: shipping.amount,
+    line_discount_percent: null,
+    line_amount: shipping.amount,
+    tax_amount: '0.0000',
+    tax_rate_percent: null,
+    tax_reason: 'Freight is not taxed',
+    pricing: null,
+    tax: null,
+  }];
 }
 
 /**
@@ -119,6 +173,11 @@ export function orderView(order: StoredOrder): Order {
  * hand-off enqueued. The ERP is never called here: an ERP that is down cannot block an order.
  * Placed in the portal (`placedBy`), the order records its user and enqueues its confirmation mail
  * in the same transaction; through the public API it has no user and no mail.
+ *
+ * A portal user with an order limit who may not approve orders (a Buyer), placing an order whose
+ * total is over it, submits it for approval instead (issue 27): stored Held, not handed to the
+ * ERP, no confirmation; the account's approvers are mailed and the submission recorded. The API's
+ * orders are never subject to the portal's limits.
  */
 export async function placeOrder(
   deps: OrderDeps, accountNo: string, body: unknown, idempotencyKeyHeader: unknown, placedBy?: { userId: string },
@@ -143,41 +202,10 @@ export async function placeOrder(
     }
     const { quote, shipping } = priced;
     if (shipping.status !== 'Quoted') throw new Error('an orderable basket has a quoted shipping');
+    const terms = placedBy === undefined ? undefined : await findBuyingTerms(tx, placedBy.userId, accountNo);
+    const awaiting = terms !== undefined && needsApproval(terms, quote.totals.total);
     const orderNumber = await nextOrderNumber(tx);
-    const lines: NewOrderLine[] = quote.lines.map((line) => ({
-      order_line_id: randomUUID(),
-      line_number: line.lineNumber,
-      line_type: 'Item',
-      charge_type: null,
-      sku: line.sku,
-      description: line.name,
-      quantity: line.quantity,
-      unit_price: line.unitPrice,
-      line_discount_percent: line.pricing.lineDiscountPercent,
-      line_amount: line.lineAmount as string,
-      tax_amount: line.tax.amount,
-      tax_rate_percent: line.tax.ratePercent,
-      tax_reason: line.tax.reason,
-      pricing: line.pricing,
-      tax: line.tax,
-    }));
-    lines.push({
-      order_line_id: randomUUID(),
-      line_number: lines.length + 1,
-      line_type: 'Charge',
-      charge_type: FREIGHT_CHARGE,
-      sku: null,
-      description: `Freight: ${shipping.method} ${shipping.agentCode}/${shipping.serviceCode}`,
-      quantity: 1,
-      unit_price: shipping.amount,
-      line_discount_percent: null,
-      line_amount: shipping.amount,
-      tax_amount: '0.0000',
-      tax_rate_percent: null,
-      tax_reason: 'Freight is not taxed',
-      pricing: null,
-      tax: null,
-    });
+    const lines: NewOrderLine[] = pricedLines(quote, shipping).map((line) => ({ order_line_id: randomUUID(), ...line }));
     const stored: StoredOrder = {
       order_number: orderNumber,
       account_no: accountNo,
@@ -190,17 +218,33 @@ export async function placeOrder(
       freight_amount: quote.totals.freight,
       total_amount: quote.totals.total,
       shipping: shipping as unknown as Record<string, unknown>,
-      erp_state: 'Queued',
+      erp_state: awaiting ? 'Held' : 'Queued',
       erp_document_no: null,
       erp_reason: null,
       erp_attempts: 0,
+      approval_state: awaiting ? 'AwaitingApproval' : null,
+      submitted_at: awaiting ? at.toISOString() : null,
+      decided_at: null,
+      decided_reason: null,
+      placed_by_user_id: placedBy?.userId ?? null,
+      decided_by_user_id: null,
+      placed_by: terms === undefined ? null : { name: terms.name, email: terms.email },
+      decided_by: null,
       lines: lines.map((l) => ({
         ...l, invoiced_quantity: 0, shipped_quantity: 0, cancelled_quantity: 0, fulfilment_updated_at: null, fulfilment_reference: null,
       })),
     };
-    await insertOrder(tx, { ...stored, ship_to: shipToSnapshot(priced.shipTo), placed_by_user_id: placedBy?.userId ?? null }, lines);
+    await insertOrder(tx, { ...stored, ship_to: shipToSnapshot(priced.shipTo) }, lines);
     const response = JSON.stringify(orderView(stored));
     if (key !== undefined) await storeIdempotentAnswer(tx, { accountNo, key, bodyHash: hash, orderNumber, response });
+    if (awaiting && placedBy !== undefined) {
+      await enqueueApprovalRequest(tx, orderNumber);
+      await recordActivity(tx, {
+        accountNo, kind: 'submission', actorUserId: placedBy.userId, orderNumber,
+        details: { total: quote.totals.total, orderLimit: terms.orderLimit, currency: quote.currency },
+      });
+      return { body: response, orderNumber, replayed: false, overLimit: terms.orderLimit as string };
+    }
     await enqueueErpHandoff(tx, orderNumber);
     if (placedBy !== undefined) await enqueueOrderConfirmation(tx, orderNumber);
     return { body: response, orderNumber, replayed: false };
@@ -215,8 +259,13 @@ export async function orderPlacedWithKey(deps: OrderDeps, accountNo: string, key
   return withTransaction(deps.pool, async (tx) => (await claimIdempotencyKey(tx, accountNo, key))?.order_number);
 }
 
-export async function getOrder(deps: OrderDeps, accountNo: string, orderNumber: string): Promise<Order> {
-  const order = await findOrder(deps.pool, accountNo, orderNumber);
+/**
+ * One order of the account. The public API sees only placed orders (an order awaiting approval,
+ * declined or withdrawn reads as one that does not exist); the portal asks for those too
+ * (`unplaced`), to show them to their buyer and the approvers.
+ */
+export async function getOrder(deps: OrderDeps, accountNo: string, orderNumber: string, scope: OrderScope = {}): Promise<Order> {
+  const order = await findOrder(deps.pool, accountNo, orderNumber, scope);
   if (order === undefined) {
     if (!(await accountExists(deps.pool, accountNo))) throw accountNotFound(accountNo);
     // Another account's order reads exactly like one that does not exist.
@@ -225,9 +274,12 @@ export async function getOrder(deps: OrderDeps, accountNo: string, orderNumber: 
   return orderView(order);
 }
 
-export async function listAccountOrders(deps: OrderDeps, accountNo: string, page: number, pageSize: number): Promise<{ data: Order[]; page: number; pageSize: number; total: number }> {
+/** A page of the account's orders, newest first: placed ones only, unless `unplaced` (as getOrder). */
+export async function listAccountOrders(
+  deps: OrderDeps, accountNo: string, page: number, pageSize: number, scope: OrderScope = {},
+): Promise<{ data: Order[]; page: number; pageSize: number; total: number }> {
   if (!(await accountExists(deps.pool, accountNo))) throw accountNotFound(accountNo);
-  const { orders, total } = await listOrders(deps.pool, accountNo, page, pageSize);
+  const { orders, total } = await listOrders(deps.pool, accountNo, page, pageSize, scope);
   return { data: orders.map(orderView), page, pageSize, total };
 }
 

@@ -111,6 +111,7 @@ function priced(basket: Basket): { order: Order; ratePercents: string[] } {
     shipping: shipping as Order['shipping'],
     totals,
     erp: { state: 'Queued', documentNo: null, reason: null, attempts: 0 },
+    placedBy: null, approvedBy: null, approval: null,
   };
   return { order, ratePercents: lines.map((l) => l.tax.ratePercent ?? '0') };
 }
