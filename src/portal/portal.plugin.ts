@@ -9,6 +9,7 @@ import { noteOnRequestLine } from '../platform/http/request-log.js';
 import { Refusal } from '../platform/refusal.js';
 import { createUsersService } from '../modules/users/index.js';
 import { accountRoutes } from './account.routes.js';
+import { activityRoutes } from './activity.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { basketRoutes } from './basket.routes.js';
 import { ordersRoutes } from './orders.routes.js';
@@ -112,6 +113,7 @@ async function registerPages(portal: FastifyInstance, deps: PortalDeps, secure: 
   await basketRoutes(portal, pageDeps);
   await ordersRoutes(portal, pageDeps);
   await accountRoutes(portal, pageDeps);
+  await activityRoutes(portal, pageDeps);
 }
 
 /**
