@@ -54,3 +54,22 @@ export function formatDate(date: string | null): string {
   if (date === null) return '—';
   return dateFormat.format(new Date(`${date.slice(0, 10)}T00:00:00Z`));
 }
+
+const dateTimeFormats = new Map<string, { date: Intl.DateTimeFormat; time: Intl.DateTimeFormat }>();
+
+/**
+ * An instant as its date and 24-hour time in `timeZone` (SITE_TIME_ZONE): "24 Nov 2026, 14:05".
+ * Date and time are formatted apart and joined here, so the text does not change with the ICU
+ * version's idea of how en-GB joins them.
+ */
+export function formatDateTime(at: Date, timeZone: string): string {
+  let formats = dateTimeFormats.get(timeZone);
+  if (formats === undefined) {
+    formats = {
+      date: new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone }),
+      time: new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone }),
+    };
+    dateTimeFormats.set(timeZone, formats);
+  }
+  return `${formats.date.format(at)}, ${formats.time.format(at)}`;
+}

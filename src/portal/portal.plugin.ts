@@ -10,6 +10,7 @@ import { Refusal } from '../platform/refusal.js';
 import { createUsersService } from '../modules/users/index.js';
 import { accountRoutes } from './account.routes.js';
 import { approvalsRoutes } from './approvals.routes.js';
+import { activityRoutes } from './activity.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { basketRoutes } from './basket.routes.js';
 import { ordersRoutes } from './orders.routes.js';
@@ -114,6 +115,7 @@ async function registerPages(portal: FastifyInstance, deps: PortalDeps, secure: 
   await ordersRoutes(portal, pageDeps);
   await accountRoutes(portal, pageDeps);
   await approvalsRoutes(portal, pageDeps);
+  await activityRoutes(portal, pageDeps);
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatBalance, formatDate, formatMoney, formatQuantity } from '../../src/platform/format.js';
+import { formatBalance, formatDate, formatDateTime, formatMoney, formatQuantity } from '../../src/platform/format.js';
 
 describe('formats for people (portal pages and mail)', () => {
   // The code and the amount are joined by a no-break space, so a line never breaks between them.
@@ -47,4 +47,11 @@ describe('formats for people (portal pages and mail)', () => {
     it(`balance ${amount} → ${expected} (${why})`, () => assert.equal(formatBalance(amount, 'AUD'), expected));
   }
   it('says when there is no balance in the words given', () => assert.equal(formatBalance(null, 'AUD', 'Not given'), 'Not given'));
+
+  it('writes an instant as its date and 24-hour time in the site\'s time zone', () => {
+    const at = new Date('2026-11-24T13:05:00Z');
+    assert.equal(formatDateTime(at, 'UTC'), '24 Nov 2026, 13:05');
+    assert.equal(formatDateTime(at, 'Australia/Sydney'), '25 Nov 2026, 00:05', 'AEDT, UTC+11: the next day');
+    assert.equal(formatDateTime(new Date('2026-06-30T23:59:00Z'), 'Australia/Perth'), '1 Jul 2026, 07:59');
+  });
 });

@@ -24,8 +24,39 @@ export interface ActivityEntry {
   /** The user acted on. */
   subjectUserId?: string | null;
   orderNumber?: string | null;
-  /** What the page needs to say it (a role's old and new value, a limit, a reason). */
+  /**
+   * What the page needs to say it, by kind (`ActivityDetails`); the activity page says an entry
+   * without a detail it expects in fewer words, never not at all.
+   */
   details?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The detail keys each kind is recorded with, agreed between the modules that record them and the
+ * activity page (src/portal/activity.view.ts) that says them. Amounts are decimal strings as the
+ * money columns give them ("250.0000"), never numbers; a role is a `Role` of the users module.
+ * Kinds not named here have no details. Who acted and on whom are the entry's own columns.
+ *
+ *  - invitation   (subject: the invitee)        { role }          the role given
+ *  - role-change  (subject: the user)           { from, to }      roles before and after
+ *  - deactivation, reactivation (subject)       {}
+ *  - limit-change (subject: the Buyer)          { from, to }      order limits; null = no limit
+ *  - submission   (orderNumber)                 { total, currency } the order's total, with tax and freight
+ *  - approval, withdrawal (orderNumber)         {}
+ *  - decline      (orderNumber)                 { reason }        as the Administrator typed it
+ *  - sign-in      (actor: the user)             {}
+ */
+export interface ActivityDetails {
+  'sign-in': Record<string, never>;
+  invitation: { role: string };
+  'role-change': { from: string; to: string };
+  deactivation: Record<string, never>;
+  reactivation: Record<string, never>;
+  'limit-change': { from: string | null; to: string | null };
+  submission: { total: string; currency: string };
+  approval: Record<string, never>;
+  decline: { reason: string };
+  withdrawal: Record<string, never>;
 }
 
 export interface RecordedActivity {

@@ -5,5 +5,5 @@
  */
 export {
   ACTIVITY_KEPT_MONTHS, ACTIVITY_KINDS, listActivity, purgeOldActivity, recordActivity,
-  type ActivityEntry, type ActivityKind, type RecordedActivity,
+  type ActivityDetails, type ActivityEntry, type ActivityKind, type RecordedActivity,
 } from './activity.service.js';

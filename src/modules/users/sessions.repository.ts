@@ -58,16 +58,23 @@ export async function touchSession(db: Queryable, idHash: Buffer): Promise<void>
   await db.query('UPDATE portal_sessions SET last_seen_at = now() WHERE id_hash = $1', [idHash]);
 }
 
-/** Sets the session's account, only when the user is linked to it and active in it; false otherwise. */
-export async function setSessionAccount(db: Queryable, idHash: Buffer, accountNo: string): Promise<boolean> {
-  const { rowCount } = await db.query(
+/**
+ * Sets the session's account, only when the user is linked to it and active in it; the session's
+ * user and whether the account is another than the session had, or undefined when refused. The
+ * joined `prior` row is the session as it was before this update.
+ */
+export async function setSessionAccount(db: Queryable, idHash: Buffer, accountNo: string): Promise<{ userId: string; changed: boolean } | undefined> {
+  const { rows } = await db.query<{ user_id: string; changed: boolean }>(
     `UPDATE portal_sessions s SET account_no = $2
-     WHERE s.id_hash = $1
+     FROM portal_sessions prior
+     WHERE s.id_hash = $1 AND prior.id_hash = s.id_hash
        AND EXISTS (SELECT 1 FROM user_accounts ua JOIN accounts a USING (account_no)
-                    WHERE ua.user_id = s.user_id AND ua.account_no = $2 AND ua.deactivated_at IS NULL)`,
+                    WHERE ua.user_id = s.user_id AND ua.account_no = $2 AND ua.deactivated_at IS NULL)
+     RETURNING s.user_id, prior.account_no IS DISTINCT FROM s.account_no AS changed`,
     [idHash, accountNo],
   );
-  return (rowCount ?? 0) > 0;
+  const row = rows[0];
+  return row === undefined ? undefined : { userId: row.user_id, changed: row.changed };
 }
 
 export async function deleteSession(db: Queryable, idHash: Buffer): Promise<void> {

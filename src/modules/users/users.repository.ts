@@ -39,6 +39,11 @@ export async function setPassword(db: Queryable, userId: string, passwordHash: s
   await db.query('DELETE FROM portal_sessions WHERE user_id = $1', [userId]);
 }
 
+/** The user signed in to an account just now (the People page shows it). */
+export async function setLastSignIn(db: Queryable, userId: string): Promise<void> {
+  await db.query('UPDATE users SET last_sign_in_at = now() WHERE id = $1', [userId]);
+}
+
 export interface UserCredentials { id: string; email: string; password_hash: string | null }
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserCredentials | undefined> {

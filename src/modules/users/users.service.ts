@@ -1,9 +1,10 @@
 import { withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
+import { recordActivity } from '../activity/index.js';
 import { checkNewPassword, hashPassword, verifyPassword, type FieldError } from './passwords.js';
 import { enqueuePasswordResetRequest } from './password-reset.job.js';
 import {
   accountsOfUser, deleteOldPasswordResets as deleteOldResetRows, findAccountUser, findDespatchNotices, findInvitation, findPasswordReset,
-  findUserByEmail, markInvitationAccepted, markResetsUsed, setPassword, updateDespatchNotices, type LinkedAccount,
+  findUserByEmail, markInvitationAccepted, markResetsUsed, setLastSignIn, setPassword, updateDespatchNotices, type LinkedAccount,
 } from './users.repository.js';
 import {
   deleteEndedSessions as deleteEndedSessionRows, deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession,
@@ -117,10 +118,26 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
 
   const accountsOf = (userId: string): Promise<LinkedAccount[]> => accountsOfUser(pool, userId);
 
-  /** A new session; the returned id goes into the cookie and is never stored as such. */
+  /**
+   * A user starts acting for an account (signing in, after an invitation or a reset, or choosing
+   * one): their last sign-in and the account's activity, in the transaction of the session's write.
+   */
+  async function signedIn(tx: Queryable, userId: string, accountNo: string): Promise<void> {
+    await setLastSignIn(tx, userId);
+    await recordActivity(tx, { accountNo, kind: 'sign-in', actorUserId: userId });
+  }
+
+  /**
+   * A new session; the returned id goes into the cookie and is never stored as such. With an
+   * account (the caller chose one of `accountsOf`) it is a sign-in to it; without one, the sign-in
+   * is recorded when the user chooses (chooseAccount).
+   */
   async function startSession(userId: string, accountNo: string | null): Promise<string> {
     const id = newToken();
-    await insertSession(pool, tokenHash(id), userId, accountNo, lifetimes.maxAgeMinutes);
+    await withTransaction(pool, async (tx) => {
+      await insertSession(tx, tokenHash(id), userId, accountNo, lifetimes.maxAgeMinutes);
+      if (accountNo !== null) await signedIn(tx, userId, accountNo);
+    });
     return id;
   }
 
@@ -138,9 +155,19 @@ export function createUsersService(pool: Pool, lifetimes: SessionLifetimes) {
     };
   }
 
+  /**
+   * The session acts for `accountNo` from now on, when the user is linked to it and active in it;
+   * false otherwise. Choosing another account than the session had is a sign-in to it; choosing
+   * the same one again records nothing.
+   */
   async function chooseAccount(sessionId: string, accountNo: string): Promise<boolean> {
     if (!isTokenShaped(sessionId)) return false;
-    return setSessionAccount(pool, tokenHash(sessionId), accountNo);
+    return withTransaction(pool, async (tx) => {
+      const set = await setSessionAccount(tx, tokenHash(sessionId), accountNo);
+      if (set === undefined) return false;
+      if (set.changed) await signedIn(tx, set.userId, accountNo);
+      return true;
+    });
   }
 
   async function endSession(sessionId: string): Promise<void> {
