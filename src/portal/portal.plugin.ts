@@ -12,6 +12,7 @@ import { accountRoutes } from './account.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { basketRoutes } from './basket.routes.js';
 import { ordersRoutes } from './orders.routes.js';
+import { peopleRoutes } from './people.routes.js';
 import { demoPictureSvg } from './demo-pictures.js';
 import { MESSAGES, sendMessage, serverError } from './pages.js';
 import type { PortalDeps } from './portal.types.js';
@@ -112,6 +113,7 @@ async function registerPages(portal: FastifyInstance, deps: PortalDeps, secure: 
   await basketRoutes(portal, pageDeps);
   await ordersRoutes(portal, pageDeps);
   await accountRoutes(portal, pageDeps);
+  await peopleRoutes(portal, { ...pageDeps, rateLimiter: deps.rateLimiter });
 }
 
 /**
