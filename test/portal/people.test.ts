@@ -326,6 +326,29 @@ describe('buyer portal: People', () => {
     assert.equal((await requestOf(accountNo, email))!.invitation_round, 3, 'the refused one started no round');
   });
 
+  it('refuses each People form without a valid form token: the 403 "form has expired" page, nothing done', async () => {
+    const { accountNo, admin, adminId } = await team();
+    const bea = await colleague(accountNo, 'Bea', 'Buyer');
+    await admin.get('/people');
+    for (const [url, form] of [
+      ['/people/invite', { name: 'X', email: `x-${n}@example.com`, role: 'Buyer' }],
+      [`${personHref(bea.userId)}/role`, { role: 'Administrator' }],
+      [`${personHref(bea.userId)}/order-limit`, { orderLimit: '1' }],
+      [`${personHref(bea.userId)}/deactivate`, {}],
+      [`${personHref(bea.userId)}/resend`, {}],
+      [`${personHref(adminId)}/reactivate`, {}],
+    ] as const) {
+      for (const csrf of [null, 'forged-token']) {
+        const res = await admin.post(url, form, csrf);
+        assert.equal(res.statusCode, 403, `${url} with ${csrf}`);
+        assert.match(res.body, /This form has expired/);
+      }
+    }
+    const { rows } = await t.pool.query('SELECT role, order_limit, deactivated_at FROM user_accounts WHERE user_id = $1', [bea.userId]);
+    assert.deepEqual(rows, [{ role: 'Buyer', order_limit: null, deactivated_at: null }]);
+    assert.equal(await requestOf(accountNo, `x-${n}@example.com`), undefined);
+  });
+
   it('answers the 404 page for someone not of the account', async () => {
     const { admin } = await team();
     const other = await team();

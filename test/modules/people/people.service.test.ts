@@ -137,11 +137,15 @@ describe('people service: rules in transactions, and the invitation job\'s mail'
     const mailer: Mailer = { destination: 'smtp://test', alreadySent: async () => false, send: async (m) => { sent.push(m); }, close: () => undefined };
     const handler = () => provisionUserHandler({ pool: db.pool, mailer, publicUrl: 'http://portway.test' });
     const runJobs = async () => {
-      const { rows } = await db.pool.query<{ id: string; payload: { requestId: string } }>(
-        'SELECT id::text, payload FROM graphile_worker.jobs WHERE task_identifier = $1 ORDER BY id', [provisionUser.name],
+      // The job's key names its request (provisionUser.jobKey); the view has no payload.
+      const { rows } = await db.pool.query<{ id: string; key: string }>(
+        'SELECT id::text, key FROM graphile_worker.jobs WHERE task_identifier = $1 ORDER BY id', [provisionUser.name],
       );
       if (rows.length > 0) await db.pool.query('SELECT graphile_worker.complete_jobs($1::bigint[])', [rows.map((r) => r.id)]);
-      for (const job of rows) await handler().handle({ v: 1, requestId: job.payload.requestId }, { jobId: job.id, attempt: 1, logger: capturingLogger().logger });
+      for (const job of rows) {
+        const requestId = job.key.split(':').pop() as string;
+        await handler().handle({ v: 1, requestId }, { jobId: job.id, attempt: 1, logger: capturingLogger().logger });
+      }
       return rows.length;
     };
     const requestOf = async (accountNo: string, userId: string) => (await db.pool.query<{ id: string; invitation_round: number; invitation_token_hash: Buffer | null; role: string; mail_kind: string | null }>(
