@@ -32,6 +32,7 @@ import { inventoryIntegrationRoutes } from './modules/inventory/index.js';
 import { accountRoutes, ledgerIntegrationRoutes } from './modules/ledger/index.js';
 import { LookupProductCache, lookupProblems, lookupRoutes } from './modules/lookup/index.js';
 import { ordersIntegrationRoutes, ordersProblems, ordersRoutes, QuotePriceCache, TradingReferenceCache } from './modules/orders/index.js';
+import { accountUsersRoutes } from './modules/people/index.js';
 import { PriceRuleCache, pricingIntegrationRoutes } from './modules/pricing/index.js';
 import { indexStatus, SearchAnswerCache, searchRoutes } from './modules/search/index.js';
 import { taxIntegrationRoutes } from './modules/tax/index.js';
@@ -239,6 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await lookupRoutes(publicApi, services.lookup);
     await searchRoutes(publicApi, services.search);
     await accountRoutes(publicApi, services.account);
+    await accountUsersRoutes(publicApi, { pool: deps.pool });
     await ordersRoutes(publicApi, services.orders);
   }, { prefix: '/api/public/v1' });
 

@@ -14,6 +14,7 @@ import { activityRoutes } from './activity.routes.js';
 import { authRoutes } from './auth.routes.js';
 import { basketRoutes } from './basket.routes.js';
 import { ordersRoutes } from './orders.routes.js';
+import { peopleRoutes } from './people.routes.js';
 import { demoPictureSvg } from './demo-pictures.js';
 import { MESSAGES, sendMessage, serverError } from './pages.js';
 import type { PortalDeps } from './portal.types.js';
@@ -116,6 +117,7 @@ async function registerPages(portal: FastifyInstance, deps: PortalDeps, secure: 
   await accountRoutes(portal, pageDeps);
   await approvalsRoutes(portal, pageDeps);
   await activityRoutes(portal, pageDeps);
+  await peopleRoutes(portal, { ...pageDeps, rateLimiter: deps.rateLimiter });
 }
 
 /**

@@ -4,6 +4,7 @@ import { basketsRefusals } from '../modules/baskets/index.js';
 import { customersRefusals } from '../modules/customers/index.js';
 import { lookupRefusals } from '../modules/lookup/index.js';
 import { ordersRefusals, type ApprovalFigures, type OrdersRefusals } from '../modules/orders/index.js';
+import { peopleRefusals } from '../modules/people/index.js';
 import { usersRefusals, type LinkState } from '../modules/users/index.js';
 import type { FieldError } from './render.js';
 
@@ -34,7 +35,8 @@ const ORDER_PAGE_STATUS: Record<keyof OrdersRefusals, number> = {
 
 /** Whether the refusal says that what was asked for does not exist (for this account): the not-found page. */
 export function isNotFound(error: unknown): boolean {
-  return customersRefusals.is(error) || (ordersRefusals.is(error) && error.code === 'order-not-found');
+  return customersRefusals.is(error) || (ordersRefusals.is(error) && error.code === 'order-not-found')
+    || (peopleRefusals.is(error) && error.code === 'person-not-found');
 }
 
 /** The page for a refusal that reached the portal's error handler. */
@@ -43,6 +45,7 @@ export function refusalPage(error: Refusal): RefusalPage {
   if (ordersRefusals.is(error)) return { page: 'badForm', status: ORDER_PAGE_STATUS[error.code] };
   if (basketsRefusals.is(error)) return { page: 'badForm', status: 422 };
   if (usersRefusals.is(error)) return { page: 'badForm', status: 400 };
+  if (peopleRefusals.is(error)) return { page: 'badForm', status: peopleRefusal(error)?.status ?? 422 };
   // Query strings, lookup keys, and a module's refusal the portal has not learnt: the request is what was wrong.
   return { page: 'badForm', status: queryRefusals.is(error) || lookupRefusals.is(error) ? 400 : 422 };
 }
@@ -155,4 +158,51 @@ export function queryProblems(error: unknown): QueryProblem[] | undefined {
 export function passwordRefusal(error: unknown): { link: LinkState } | { errors: FieldError[] } | undefined {
   if (!usersRefusals.is(error)) return undefined;
   return error.code === 'link-unusable' ? { link: error.details.state } : { errors: error.details.errors };
+}
+
+/**
+ * A People form refused (modules/people): each problem on the field or button it concerns, and the
+ * page's status; undefined for anything else. `person-not-found` is the not-found page (isNotFound).
+ */
+export function peopleRefusal(error: unknown): { status: number; errors: FieldError[] } | undefined {
+  if (!peopleRefusals.is(error)) return undefined;
+  switch (error.code) {
+    case 'person-not-found': return { status: 404, errors: [] };
+    case 'fields-invalid': return { status: 400, errors: error.details.errors };
+    case 'already-member': return {
+      status: 409,
+      errors: [{ field: 'email', message: `${error.details.email} is already one of this account’s people (${error.details.name}). Find them in the list to change their role or reactivate them` }],
+    };
+    case 'last-administrator': {
+      const { change, self } = error.details;
+      const what = change === 'demote' ? (self ? 'change your own role' : 'be given another role') : (self ? 'deactivate yourself' : 'be deactivated');
+      const who = self ? 'You are the only active Administrator of this account, so you cannot' : 'They are the only active Administrator of this account, so they cannot';
+      return {
+        status: 409,
+        errors: [{ field: change === 'demote' ? 'role' : 'deactivate', message: `${who} ${what}. The account must always keep one: make someone else an Administrator first` }],
+      };
+    }
+    case 'invitation-accepted': return {
+      status: 409,
+      errors: [{ field: 'resend', message: `${error.details.name} has already accepted their invitation and can sign in. If they have forgotten their password, they can reset it from the sign-in page` }],
+    };
+    case 'person-deactivated': return {
+      status: 409,
+      errors: [{ field: 'resend', message: `${error.details.name} is deactivated. Reactivate them first, then send the invitation again` }],
+    };
+    case 'limit-not-for-role': return {
+      status: 409,
+      errors: [{ field: 'orderLimit', message: `Only a Buyer has an order limit, and this person is ${/^[AEIOU]/.test(error.details.role) ? 'an' : 'a'} ${error.details.role}` }],
+    };
+    case 'limit-invalid': {
+      const { problem, minorUnit, currency } = error.details;
+      const example = minorUnit === 0 ? '2500' : `2500 or 2500.${'5'.padEnd(minorUnit, '0')}`;
+      const message = problem === 'too-many-places'
+        ? (minorUnit === 0 ? `Enter the order limit as a whole amount in ${currency}` : `Enter the order limit with at most ${minorUnit} decimal place${minorUnit === 1 ? '' : 's'}`)
+        : problem === 'too-large'
+          ? 'Enter an order limit of less than 1,000,000,000,000,000'
+          : `Enter the order limit as an amount in ${currency} of 0 or more, like ${example}, or leave it empty for no limit`;
+      return { status: 400, errors: [{ field: 'orderLimit', message }] };
+    }
+  }
 }

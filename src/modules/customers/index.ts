@@ -13,3 +13,4 @@ export {
   INVITATION_VALIDITY_DAYS, invitationMailId, provisionUser, provisionUserHandler, type ProvisionUserDeps,
 } from './provision-user.job.js';
 export { paymentTermsWords } from './payment-terms.js';
+export { recordInvitation, recordInvitationAgain, type InvitationAsked, type InvitationRecorded } from './invitations.service.js';

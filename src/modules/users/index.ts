@@ -3,7 +3,7 @@
  * portal), their jobs (the worker), purges (housekeeping), and whom an order's mail goes to (orders).
  */
 export {
-  createUsersService, deleteEndedSessions, deleteOldPasswordResets, mailRecipient,
+  createUsersService, deleteEndedSessions, deleteOldPasswordResets, endAccountSessions, mailRecipient,
   type Buyer, type FieldError, type Invitation, type LinkedAccount, type MailPreferences, type MailRecipient, type PasswordChange,
   type SessionLifetimes, type UsersService,
 } from './users.service.js';

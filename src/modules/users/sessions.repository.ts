@@ -77,6 +77,11 @@ export async function setSessionAccount(db: Queryable, idHash: Buffer, accountNo
   return row === undefined ? undefined : { userId: row.user_id, changed: row.changed };
 }
 
+/** Ends every session of the user that acts for the account (a deactivation); the number ended. */
+export async function deleteAccountSessions(db: Queryable, userId: string, accountNo: string): Promise<number> {
+  return (await db.query('DELETE FROM portal_sessions WHERE user_id = $1 AND account_no = $2', [userId, accountNo])).rowCount ?? 0;
+}
+
 export async function deleteSession(db: Queryable, idHash: Buffer): Promise<void> {
   await db.query('DELETE FROM portal_sessions WHERE id_hash = $1', [idHash]);
 }

@@ -7,7 +7,7 @@ import {
   findUserByEmail, markInvitationAccepted, markResetsUsed, setLastSignIn, setPassword, updateDespatchNotices, type LinkedAccount,
 } from './users.repository.js';
 import {
-  deleteEndedSessions as deleteEndedSessionRows, deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession,
+  deleteAccountSessions, deleteEndedSessions as deleteEndedSessionRows, deleteSession, findLiveSession, insertSession, setSessionAccount, touchSession,
 } from './sessions.repository.js';
 import type { Role } from './roles.js';
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
@@ -205,6 +205,15 @@ export interface MailRecipient extends MailPreferences { email: string; name: st
 export async function mailRecipient(db: Queryable, userId: string, accountNo: string): Promise<MailRecipient | undefined> {
   const row = await findAccountUser(db, userId, accountNo);
   return row === undefined ? undefined : { email: row.email, name: row.name, despatchNotices: row.despatch_notices };
+}
+
+/**
+ * Ends, at once, every session in which the user acts for the account (their membership was
+ * deactivated): their next request goes to sign-in. A session with no account chosen yet stays;
+ * it can no longer choose this account. Pass the transaction of the change. The number ended.
+ */
+export function endAccountSessions(db: Queryable, userId: string, accountNo: string): Promise<number> {
+  return deleteAccountSessions(db, userId, accountNo);
 }
 
 /* ---- Housekeeping: rows whose use has ended ---- */
