@@ -93,6 +93,16 @@ describe('team accounts in a browser: people, an order limit, an approval after 
     return summary;
   };
 
+  /**
+   * Last sign-ins and activity entries are shown to the minute: put them at one fixed time (their
+   * order kept: the activity sorts by time, then by entry) before a screenshot, so that a run that
+   * changed no page leaves the `team-*` screenshots as they are.
+   */
+  const pinShownTimes = async () => {
+    await t.pool.query("UPDATE users SET last_sign_in_at = '2026-11-24T09:30:00Z' WHERE last_sign_in_at IS NOT NULL");
+    await t.pool.query("UPDATE account_activity SET at = '2026-11-24T09:30:00Z'");
+  };
+
   const ok = (res: { statusCode: number; body: string }) => {
     assert.equal(res.statusCode, 200, res.body);
     const outcomes = (JSON.parse(res.body) as { data: Array<{ outcome: string }> }).data.map((d) => d.outcome);
@@ -147,6 +157,7 @@ describe('team accounts in a browser: people, an order limit, an approval after 
     const adaNav = ada.getByRole('navigation', { name: 'Main' });
 
     // 2. People: she invites Bo as a Buyer and Vi as a Viewer.
+    await pinShownTimes();
     await adaNav.getByRole('link', { name: 'People' }).click();
     await ada.getByRole('heading', { level: 1, name: 'People' }).waitFor();
     assert.match(await ada.getByRole('row', { name: /Ada Admin/ }).innerText(), /Administrator/);
@@ -170,6 +181,7 @@ describe('team accounts in a browser: people, an order limit, an approval after 
     // 3. Each accepts from their own mail, in their own browser.
     const bo = await acceptInvitation('bo@example.com', BO_PASSWORD);
     const vi = await acceptInvitation('vi@example.com', VI_PASSWORD);
+    await pinShownTimes();
     await ada.reload();
     assert.match(await ada.getByRole('row', { name: /Bo Buyer/ }).innerText(), /Buyer\s+Active/);
     assert.match(await ada.getByRole('row', { name: /Vi Viewer/ }).innerText(), /Viewer\s+Active/);
@@ -282,6 +294,7 @@ describe('team accounts in a browser: people, an order limit, an approval after 
     assert.equal(await vi.getByRole('button', { name: 'Order again' }).count(), 0);
 
     // 8. The account's activity: the invitations, the limit, the submission and the approval.
+    await pinShownTimes();
     await adaNav.getByRole('link', { name: 'Account' }).click();
     await ada.getByRole('link', { name: 'Account activity' }).click();
     await ada.getByRole('heading', { level: 1, name: 'Account activity' }).waitFor();
