@@ -168,6 +168,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   const facetPaths = facet === null ? [] : words.slice(0, 10).map((w) => `/?q=${encodeURIComponent(w)}&${encodeURIComponent(facet[1] as string)}=${encodeURIComponent((facet[2] as string).replace(/&amp;/g, '&'))}`);
   const orderPaths = linksOf(await getPage(server, '/orders', cookie), /^\/orders\/[^/]+$/);
   const ledgerPaths = linksOf(await getPage(server, '/account', cookie), /ledger/);
+  const personPaths = linksOf(await getPage(server, '/people', cookie), /^\/people\/[^/]+$/).filter((p) => p !== '/people/invite');
   if (productPaths.length === 0) throw new Error('no product link on the search pages');
   if (orderPaths.length === 0) throw new Error('no order link on the orders page');
 
@@ -191,6 +192,10 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     ['order', orderPaths, true],
     ['account', ['/account'], true],
     ...(ledgerPaths.length > 0 ? [['ledger', ledgerPaths, true] as [string, readonly string[], boolean]] : []),
+    // Team accounts: the bench buyer is the account's Administrator.
+    ['people', ['/people', ...personPaths.slice(0, 1)], true],
+    ['approvals', ['/approvals'], true],
+    ['account activity', ['/account/activity'], true],
   ];
   for (const [name, paths, signedIn] of pages) {
     for (const path of paths.slice(0, 3)) await getPage(server, path, signedIn ? cookie : '');

@@ -95,7 +95,7 @@ describe('housekeeping: rows whose use has ended are removed', () => {
       // What graphile-worker's cron enqueues at a tick: the item's payload with `_cron` added.
       await t.pool.query("SELECT graphile_worker.add_job('housekeeping.purge', json_build_object('v', 1, '_cron', json_build_object('ts', now(), 'backfilled', false)))");
       await waitFor('the scheduled purge ran', async () => (await left()).results.length === 1);
-      assert.deepEqual(await left(), { sessions: ['live', 'nearly-idle'], resets: [RESET_ROWS_KEPT_DAYS - 1], keys: ['new-key'], results: ['HK-2'] });
+      assert.deepEqual(await left(), { sessions: ['live', 'nearly-idle'], resets: [RESET_ROWS_KEPT_DAYS - 1], keys: ['new-key'], results: ['HK-2'], activity: ['approval'] });
     } finally {
       await worker?.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
