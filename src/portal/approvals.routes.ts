@@ -3,12 +3,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { accountOverview } from '../modules/ledger/index.js';
 import {
-  approveOrder, declineOrder, DECLINE_REASON_MAX, getOrder, listAwaitingApproval, type ApprovalFigures, type Order,
+  approveOrder, declineOrder, DECLINE_REASON_MAX, listAwaitingApproval, type ApprovalFigures, type Order,
 } from '../modules/orders/index.js';
+import { accountOrder, orderNotFound } from './account-order.js';
 import { actorOf, approvalRow, changedFigures } from './approvals.view.js';
 import { setFlash, takeFlash } from './flash.js';
 import { orderView } from './orders.view.js';
-import { MESSAGES, sendMessage } from './pages.js';
 import type { PageDeps } from './portal.types.js';
 import { approvalRefusal, isNotFound } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
@@ -56,25 +56,14 @@ async function sendApproval(reply: FastifyReply, deps: PageDeps, buyer: SignedIn
   }, options.status ?? 200);
 }
 
-/** The account's order for the approver, whatever its approval state; undefined when there is none. */
-async function orderFor(deps: PageDeps, buyer: SignedInBuyer, orderNumber: string): Promise<Order | undefined> {
-  try {
-    return await getOrder(deps.services.orders, buyer.accountNo, orderNumber, { unplaced: true });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-const notFound = (reply: FastifyReply, buyer: SignedInBuyer) => sendMessage(reply, 404, MESSAGES.notFound, buyer, buyer.csrfToken);
 
 /** A refused approval or decline: the order's page again with what went wrong (or the changed figures to confirm). */
 async function refused(reply: FastifyReply, deps: PageDeps, buyer: SignedInBuyer, orderNumber: string, error: unknown, reason = ''): Promise<FastifyReply> {
-  if (isNotFound(error)) return notFound(reply, buyer);
+  if (isNotFound(error)) return orderNotFound(reply, buyer);
   const why = approvalRefusal(error);
   if (why === undefined) throw error;
-  const order = await orderFor(deps, buyer, orderNumber);
-  if (order === undefined) return notFound(reply, buyer);
+  const order = await accountOrder(deps, buyer, orderNumber);
+  if (order === undefined) return orderNotFound(reply, buyer);
   switch (why.kind) {
     case 'reason': return sendApproval(reply, deps, buyer, order, { status: why.status, errors: [{ field: 'reason', message: why.message }], reason });
     case 'changed': return sendApproval(reply, deps, buyer, order, { status: why.status, changed: why });
@@ -106,8 +95,8 @@ export async function approvalsRoutes(app: FastifyInstance, deps: PageDeps): Pro
 
   portal.get('/approvals/:orderNumber', { schema: { hide: true, params: OrderParams }, ...guard }, async (request, reply) => {
     const buyer = buyerOf(request);
-    const order = await orderFor(deps, buyer, request.params.orderNumber);
-    if (order === undefined || order.approval === null) return notFound(reply, buyer);
+    const order = await accountOrder(deps, buyer, request.params.orderNumber);
+    if (order === undefined || order.approval === null) return orderNotFound(reply, buyer);
     return sendApproval(reply, deps, buyer, order, { notice: takeFlash(request, reply, deps.secure) });
   });
 

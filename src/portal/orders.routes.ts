@@ -1,19 +1,19 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { reorderLines } from '../modules/baskets/index.js';
 import { accountOverview } from '../modules/ledger/index.js';
-import { getOrder, listAccountOrders, withdrawOrder, type Order } from '../modules/orders/index.js';
+import { listAccountOrders, withdrawOrder } from '../modules/orders/index.js';
 import { colourwaysOfSkus } from '../modules/search/index.js';
+import { accountOrder, orderNotFound } from './account-order.js';
 import { setFlash, takeFlash } from './flash.js';
 import { orderFlash, orderRow, orderView } from './orders.view.js';
-import { MESSAGES, sendMessage } from './pages.js';
 import type { PageDeps } from './portal.types.js';
 import { approvalRefusal, isNotFound } from './refusals.js';
 import { reorderMessage } from './reorder.view.js';
 import { sendPage } from './render.js';
 import { actorOf } from './approvals.view.js';
-import { basketOwnerOf, buyerOf, type SignedInBuyer } from './session.js';
+import { basketOwnerOf, buyerOf } from './session.js';
 
 /** The account's orders and one order, statuses derived from the quantities on every read (decisions §3). */
 
@@ -24,18 +24,6 @@ const ListQuery = Type.Object({ page: Type.Optional(Type.String({ pattern: '^[1-
 const OrderParams = Type.Object({ orderNumber: Type.String({ minLength: 1, maxLength: 40 }) });
 const ReorderForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) });
 
-/** The account's order, or undefined: another account's order reads exactly like one that does not exist. */
-async function accountOrder(deps: PageDeps, buyer: SignedInBuyer, orderNumber: string): Promise<Order | undefined> {
-  try {
-    // The portal shows orders awaiting approval, declined and withdrawn too: to their buyer and the approvers.
-    return await getOrder(deps.services.orders, buyer.accountNo, orderNumber, { unplaced: true });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-const notFound = (reply: FastifyReply, buyer: SignedInBuyer) => sendMessage(reply, 404, MESSAGES.notFound, buyer, buyer.csrfToken);
 
 export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const portal = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -55,7 +43,7 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
   portal.get('/orders/:orderNumber', { schema: { hide: true, params: OrderParams }, ...guard }, async (request, reply) => {
     const buyer = buyerOf(request);
     const order = await accountOrder(deps, buyer, request.params.orderNumber);
-    if (order === undefined) return notFound(reply, buyer);
+    if (order === undefined) return orderNotFound(reply, buyer);
     const [account, colourways] = await Promise.all([
       accountOverview(deps.services.account, buyer.accountNo),
       colourwaysOfSkus(deps.services.search, buyer.accountNo, order.lines.map((l) => l.sku)),
@@ -77,7 +65,7 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
     try {
       await withdrawOrder(deps.services.orders, actorOf(buyer), request.params.orderNumber);
     } catch (error) {
-      if (isNotFound(error)) return notFound(reply, buyer);
+      if (isNotFound(error)) return orderNotFound(reply, buyer);
       const refused = approvalRefusal(error);
       if (refused === undefined) throw error;
       setFlash(reply, refused.kind === 'message' ? refused.message : 'The order could not be withdrawn.', deps.secure);
@@ -94,7 +82,7 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
   portal.post('/orders/:orderNumber/reorder', { schema: { hide: true, params: OrderParams, body: ReorderForm }, ...ordering }, async (request, reply) => {
     const buyer = buyerOf(request);
     const order = await accountOrder(deps, buyer, request.params.orderNumber);
-    if (order === undefined) return notFound(reply, buyer);
+    if (order === undefined) return orderNotFound(reply, buyer);
     const lines = order.lines.map(({ sku, quantity }) => ({ sku, quantity }));
     const result = await reorderLines({ pool: deps.pool, lookup: deps.services.lookup }, basketOwnerOf(buyer), lines);
     setFlash(reply, reorderMessage(order.orderNumber, result), deps.secure);

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../platform/db/pool.js';
 import type { Role } from '../users/index.js';
-import { findOrder, type StoredOrder } from './orders.repository.js';
+import { findOrder, type OrderLineRow, type StoredOrder } from './orders.repository.js';
 
 /**
  * SQL of order approval (migration 1764000003820): the placing user's terms in the account, the
@@ -41,18 +41,8 @@ export async function lockOrder(q: Queryable, accountNo: string, orderNumber: st
 }
 
 /** An item or charge line's figures as re-priced at approval. */
-export interface RepricedLine {
-  order_line_id: string;
-  description: string | null;
-  unit_price: string | null;
-  line_discount_percent: string | null;
-  line_amount: string;
-  tax_amount: string;
-  tax_rate_percent: string | null;
-  tax_reason: string | null;
-  pricing: Record<string, unknown> | null;
-  tax: Record<string, unknown> | null;
-}
+export type RepricedLine = Pick<OrderLineRow,
+  'order_line_id' | 'description' | 'unit_price' | 'line_discount_percent' | 'line_amount' | 'tax_amount' | 'tax_rate_percent' | 'tax_reason' | 'pricing' | 'tax'>;
 
 export interface Approval {
   orderNumber: string;
