@@ -1,12 +1,10 @@
-import path from 'node:path';
 import { Type } from 'typebox';
 import type { Pool, Queryable } from '../../platform/db/pool.js';
 import { defineHandler, enqueue, type JobHandler, type JobType } from '../../platform/jobs/job.js';
-import { mailTemplates } from '../../platform/mail-templates.js';
 import { sendOnce, type Mailer } from '../../platform/mail.js';
-import { PACKAGE_ROOT } from '../../platform/paths.js';
 import { mailRecipient, may } from '../users/index.js';
 import { activeMembers } from './approvals.repository.js';
+import { OrderNumber, templates } from './order-mail.job.js';
 import { findMailedOrder } from './order-mail.repository.js';
 import { approvalRequestMailData, decisionMailData } from './order-mail.view.js';
 
@@ -17,10 +15,6 @@ import { approvalRequestMailData, decisionMailData } from './order-mail.view.js'
  * key, and sends through sendOnce under a mail id of the order (and recipient), so a retried or
  * re-run job never mails anyone twice (docs/decisions.md "Mail sent once", "Orders over a limit").
  */
-
-const templates = mailTemplates(path.join(PACKAGE_ROOT, 'src', 'modules', 'orders', 'mail'));
-
-const OrderNumber = Type.String({ pattern: '^[A-Za-z0-9]{1,20}$' });
 
 export const approvalRequest = {
   name: 'orders.approval-request-mail',

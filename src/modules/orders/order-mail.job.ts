@@ -18,10 +18,11 @@ import type { DespatchStatus } from './orders.engine.js';
  * re-run job never mails twice (docs/decisions.md "Mail sent once", "Order mail").
  */
 
-// Read from the checkout, as the portal's templates are (platform/paths.ts).
-const templates = mailTemplates(path.join(PACKAGE_ROOT, 'src', 'modules', 'orders', 'mail'));
+// Read from the checkout, as the portal's templates are (platform/paths.ts); every order mail job of the module uses them.
+export const templates = mailTemplates(path.join(PACKAGE_ROOT, 'src', 'modules', 'orders', 'mail'));
 
-const OrderNumber = Type.String({ pattern: '^[A-Za-z0-9]{1,20}$' });
+/** The order number in an order mail job's payload. */
+export const OrderNumber = Type.String({ pattern: '^[A-Za-z0-9]{1,20}$' });
 
 export const orderConfirmation = {
   name: 'orders.confirmation-mail',
