@@ -49,6 +49,7 @@ const EnvSchema = Type.Object({
   PORTAL_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 8_760, default: 168 }),
   WORKER_IN_PROCESS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 50, default: 2 }),
+  WORKER_DEAD_AFTER_MS: Type.Integer({ minimum: 2000, maximum: 3_600_000, default: 30_000 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 20_000 }),
   SHUTDOWN_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 0 }),
   LOG_LEVEL: Type.Union(
@@ -136,7 +137,11 @@ export interface Config {
    * reset limits count per address; behind a proxy that is not trusted, every buyer shares one.
    */
   readonly trustProxy: boolean | number | string[];
-  readonly worker: { readonly inProcess: boolean; readonly concurrency: number };
+  /**
+   * `deadAfterMs`: a worker process that has not recorded a beat for this long counts as dead and
+   * the jobs it held run again elsewhere (src/platform/jobs/heartbeat.ts); it beats every sixth of it.
+   */
+  readonly worker: { readonly inProcess: boolean; readonly concurrency: number; readonly deadAfterMs: number };
   /** How long a SIGTERM/SIGINT shutdown may take before the process exits anyway (code 1). */
   readonly shutdownGraceMs: number;
   /**
@@ -296,7 +301,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     portalSession: Object.freeze({ idleMinutes: e.PORTAL_SESSION_IDLE_MINUTES, maxHours: e.PORTAL_SESSION_MAX_HOURS }),
     trustProxy: Array.isArray(trustProxy) ? Object.freeze(trustProxy) as string[] : trustProxy,
-    worker: Object.freeze({ inProcess: e.WORKER_IN_PROCESS === 'true', concurrency: e.WORKER_CONCURRENCY }),
+    worker: Object.freeze({ inProcess: e.WORKER_IN_PROCESS === 'true', concurrency: e.WORKER_CONCURRENCY, deadAfterMs: e.WORKER_DEAD_AFTER_MS }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     logLevel: e.LOG_LEVEL,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { isDatabaseUnavailable } from './platform/db/pool.js';
+import { heartbeatIntervalFor } from './platform/jobs/heartbeat.js';
 import type { JobHandler, JobType } from './platform/jobs/job.js';
 import { startWorker, type Worker } from './platform/jobs/worker.js';
 import { boundHeapGrowth } from './platform/heap.js';
@@ -76,6 +77,8 @@ export async function startJobWorker(config: Config, database: Database, logger:
       handlers,
       logger,
       concurrency: config.worker.concurrency,
+      deadWorkerAfterMs: config.worker.deadAfterMs,
+      heartbeatIntervalMs: heartbeatIntervalFor(config.worker.deadAfterMs),
       pollIntervalMs: options.pollIntervalMs,
       cronItems: CRON_ITEMS,
     });

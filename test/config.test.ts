@@ -173,16 +173,18 @@ describe('loadConfig: given values', () => {
 describe('loadConfig: mail and job worker', () => {
   it('defaults: worker in the service with 2 jobs at once, invitation links on http://localhost:PORT', () => {
     const config = loadConfig({ PORT: '8080' });
-    assert.deepEqual(config.worker, { inProcess: true, concurrency: 2 });
+    assert.deepEqual(config.worker, { inProcess: true, concurrency: 2, deadAfterMs: 30_000 });
     assert.equal(config.publicUrl, 'http://localhost:8080');
     assert.equal(config.mailFrom, 'Portway <no-reply@portway.invalid>');
   });
 
-  it('reads MAIL_FROM, PUBLIC_URL (without its trailing slash), WORKER_IN_PROCESS and WORKER_CONCURRENCY', () => {
-    const config = loadConfig({ MAIL_FROM: 'B2B <b2b@example.com>', PUBLIC_URL: 'https://b2b.example.com/', WORKER_IN_PROCESS: 'false', WORKER_CONCURRENCY: '5' });
+  it('reads MAIL_FROM, PUBLIC_URL (without its trailing slash), WORKER_IN_PROCESS, WORKER_CONCURRENCY and WORKER_DEAD_AFTER_MS', () => {
+    const config = loadConfig({
+      MAIL_FROM: 'B2B <b2b@example.com>', PUBLIC_URL: 'https://b2b.example.com/', WORKER_IN_PROCESS: 'false', WORKER_CONCURRENCY: '5', WORKER_DEAD_AFTER_MS: '6000',
+    });
     assert.equal(config.mailFrom, 'B2B <b2b@example.com>');
     assert.equal(config.publicUrl, 'https://b2b.example.com');
-    assert.deepEqual(config.worker, { inProcess: false, concurrency: 5 });
+    assert.deepEqual(config.worker, { inProcess: false, concurrency: 5, deadAfterMs: 6000 });
   });
 });
 
@@ -253,6 +255,7 @@ describe('loadConfig: a bad value stops with a ConfigError naming the variable',
     ['PUBLIC_URL not http(s)', { PUBLIC_URL: 'b2b.example.com' }, 'PUBLIC_URL'],
     ['WORKER_IN_PROCESS not true/false', { WORKER_IN_PROCESS: 'yes' }, 'WORKER_IN_PROCESS', /one of true, false/],
     ['WORKER_CONCURRENCY zero', { WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY', /between 1 and 50/],
+    ['WORKER_DEAD_AFTER_MS below 2 s', { WORKER_DEAD_AFTER_MS: '1999' }, 'WORKER_DEAD_AFTER_MS', /between 2000 and 3600000/],
     ['MAIL_FROM too short', { MAIL_FROM: 'x' }, 'MAIL_FROM'],
     ['TRUST_PROXY a host name', { TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY', /"proxy\.internal" is none of these/],
     ['TRUST_PROXY a range too wide', { TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY', /"10\.0\.0\.0\/33"/],

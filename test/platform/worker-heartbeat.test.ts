@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
-import { beat, releaseDeadWorkers } from '../../src/platform/jobs/heartbeat.js';
+import { beat, heartbeatIntervalFor, releaseDeadWorkers } from '../../src/platform/jobs/heartbeat.js';
 import { defineHandler, enqueue, type JobType } from '../../src/platform/jobs/job.js';
 import { startWorker, type Worker } from '../../src/platform/jobs/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -103,5 +103,14 @@ describe('worker heartbeats: jobs of dead workers are released, a live worker\'s
     worker = undefined;
     const { rows } = await db.pool.query('SELECT worker_id FROM worker_heartbeats WHERE pid = $1', [process.pid]);
     assert.deepEqual(rows, []);
+  });
+});
+
+describe('worker heartbeats: the beat interval of WORKER_DEAD_AFTER_MS', () => {
+  it('beats every sixth of the bound, at most every 5 s', () => {
+    assert.equal(heartbeatIntervalFor(30_000), 5_000, 'the default: every 5 s, dead after 30 s');
+    assert.equal(heartbeatIntervalFor(6_000), 1_000);
+    assert.equal(heartbeatIntervalFor(2_000), 333, 'the smallest bound allowed');
+    assert.equal(heartbeatIntervalFor(600_000), 5_000);
   });
 });

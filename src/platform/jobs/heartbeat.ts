@@ -22,6 +22,14 @@ import type { Logger } from 'pino';
 export const HEARTBEAT_INTERVAL_MS = 5_000;
 export const DEAD_WORKER_AFTER_MS = 30_000;
 
+/**
+ * The beat interval for a dead-after bound (WORKER_DEAD_AFTER_MS): a sixth of it, at most 5 s, so a
+ * live worker misses five beats in a row before it counts as dead.
+ */
+export function heartbeatIntervalFor(deadAfterMs: number): number {
+  return Math.min(HEARTBEAT_INTERVAL_MS, Math.floor(deadAfterMs / 6));
+}
+
 /** Records (or re-records, after a sweep removed them) these worker ids as alive now. */
 export async function beat(db: Pick<pg.Pool, 'query'>, workerIds: readonly string[]): Promise<void> {
   if (workerIds.length === 0) return;
