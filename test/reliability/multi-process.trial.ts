@@ -217,7 +217,7 @@ function holdsSocket(pid: number, inode: string): boolean {
   }
 }
 
-describe('multi-process: 3 serve + 2 worker on one database and one Redis behave as one', { timeout: 270_000 }, () => {
+describe('multi-process: 3 serve + 2 worker on one database and one Redis behave as one', { timeout: 240_000 }, () => {
   let cluster: TestCluster | undefined;
   let redis: ChildProcess | undefined;
   let erp: ErpServer | undefined;
@@ -226,6 +226,8 @@ describe('multi-process: 3 serve + 2 worker on one database and one Redis behave
   let db: pg.Pool | undefined;
   const started: Spawned[] = [];
   const figures: Record<string, Figure> = {};
+  /** Loops the trial runs (the balancer's checks, its clients), stopped first whatever happened. */
+  const loops: Array<() => void> = [];
 
   before(async () => {
     cluster = await createCluster('portway-mp-');
@@ -238,6 +240,7 @@ describe('multi-process: 3 serve + 2 worker on one database and one Redis behave
   after(async () => {
     // Figures so far, whatever happened: a failed claim's run still says how far it got.
     if (Object.keys(figures).length > 0) reportFigures('multi-process: 3 serve + 2 worker, one database, one Redis', figures);
+    for (const stop of loops) stop();
     for (const p of started) {
       try {
         if (p.child.pid !== undefined && p.child.exitCode === null && p.child.signalCode === null) process.kill(-p.child.pid, 'SIGKILL');
@@ -540,11 +543,13 @@ describe('multi-process: 3 serve + 2 worker on one database and one Redis behave
       // --- 6. A rolling restart behind a load balancer that checks /readyz.
       const claim6 = Date.now();
       const lb = new Balancer();
+      loops.push(() => lb.stop());
       for (const s of serves) lb.add(s.port);
       await waitFor('every serve ready at the balancer', () => serves.every((s) => lb.isReady(s.port)), 10_000);
       const traffic = { stop: false, sent: 0, byKind: { lookup: 0, search: 0, order: 0 }, failures: [] as string[], noTarget: 0, statuses: {} as Record<string, number> };
       const sentTo = new Map<number, number>(); // port → time of the last request sent to it
       const rollingOrders = new Map<string, string>();
+      loops.push(() => { traffic.stop = true; });
       const lbClient = async (id: number) => {
         for (let n = 0; !traffic.stop; n++) {
           const port = lb.pick();
