@@ -18,6 +18,8 @@ export interface PgBouncer {
   readonly port: number;
   /** `target` with its host and port replaced by PgBouncer's, for database `name` (default: the target's). */
   url(name?: string): string;
+  /** Its client connections now (the admin console's SHOW CLIENTS), without the console's own. */
+  clients(): Promise<Array<{ database: string; application_name: string }>>;
   /** PgBouncer's own log (stderr), for assertion messages. */
   log(): string;
   stop(): Promise<void>;
@@ -68,6 +70,7 @@ export async function startPgBouncer(target: string, options: { poolMode?: 'tran
       'auth_type = scram-sha-256',
       `auth_file = ${path.join(dir, 'users.txt')}`,
       `pool_mode = ${options.poolMode ?? 'transaction'}`,
+      `admin_users = ${user}`,
       `default_pool_size = ${options.poolSize ?? 2}`,
       'max_client_conn = 200',
       // A client waiting for a server connection longer than this is told so (08P01), not left hanging.
@@ -111,6 +114,18 @@ export async function startPgBouncer(target: string, options: { poolMode?: 'tran
         u.port = String(port);
         if (name !== undefined) u.pathname = `/${name}`;
         return u.toString();
+      },
+      async clients() {
+        const admin = new URL(probe);
+        admin.pathname = '/pgbouncer';
+        const c = new pg.Client({ connectionString: admin.toString() });
+        await c.connect();
+        try {
+          const { rows } = await c.query<{ database: string; application_name: string }>('SHOW CLIENTS');
+          return rows.filter((r) => r.database !== 'pgbouncer').map((r) => ({ database: r.database, application_name: r.application_name }));
+        } finally {
+          await c.end();
+        }
       },
       log: () => log,
       async stop() {

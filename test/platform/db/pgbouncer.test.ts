@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { loadConfig } from '../../../src/config.js';
@@ -10,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { startErpServer, type ErpServer } from '../../helpers/erp-server.js';
 import { startPgBouncer, type PgBouncer } from '../../helpers/pgbouncer.js';
 import { makeTmpDir, waitFor } from '../../helpers/processes.js';
-import { removeWhenDone, reportingOutput, serviceEnv, startService, type Service } from '../../helpers/service.js';
+import { removeWhenDone, reportingOutput, root, serviceEnv, startService, type Service } from '../../helpers/service.js';
 import { pushOverHttp, pushTradingWorld } from '../../modules/orders/orders-fixture.js';
 
 /**
@@ -20,6 +22,7 @@ import { pushOverHttp, pushTradingWorld } from '../../modules/orders/orders-fixt
  * `ignore_startup_parameters` and no `max_prepared_statements`: the pool must need neither.
  */
 
+const run = promisify(execFile);
 const SECRET = 'pgbouncer-test-secret-0123456789abcdef';
 const PASSWORD = 'correct horse battery';
 
@@ -82,13 +85,14 @@ describe('PgBouncer in transaction mode', { timeout: 240_000 }, () => {
     let service: Service;
     let erp: ErpServer;
     let base: string;
+    let env: NodeJS.ProcessEnv;
     const config = loadConfig({ INTEGRATION_JWT_SECRET: SECRET });
 
     before(async () => {
       erp = await startErpServer();
       const dataDir = await makeTmpDir('portway-pgbouncer-');
       removeWhenDone(dataDir);
-      service = await startService(serviceEnv(dataDir, {
+      env = serviceEnv(dataDir, {
         DATABASE_URL: pooledUrl,
         DATABASE_SESSION_URL: db.url,
         INTEGRATION_JWT_SECRET: SECRET,
@@ -97,7 +101,8 @@ describe('PgBouncer in transaction mode', { timeout: 240_000 }, () => {
         ERP_RETRY_MAX_MS: '300',
         SEARCH_REFRESH_INTERVAL_MS: '200',
         DATABASE_POOL_SIZE: '6',
-      }));
+      });
+      service = await startService(env);
       base = `http://127.0.0.1:${service.port}`;
     });
     after(async () => {
@@ -163,6 +168,11 @@ describe('PgBouncer in transaction mode', { timeout: 240_000 }, () => {
       await waitFor('the order handed to the ERP', () => erp.orders.has(orderNumber));
       assert.equal(erp.orders.get(orderNumber)?.deliveries, 1);
 
+      // What needs a session did not come through PgBouncer: its clients are the request pool's alone.
+      const clients = await bouncer.clients();
+      assert.ok(clients.length > 0, 'the request pool connects through PgBouncer');
+      assert.deepEqual([...new Set(clients.map((c) => c.application_name))], ['portway'], JSON.stringify(clients));
+
       // A batch waiting for a row lock the test holds (the lock timeout, 10 s, set with its BEGIN
       // through PgBouncer) is refused as retryable instead of waiting for the lock.
       const holder = new pg.Client({ connectionString: db.url });
@@ -179,6 +189,15 @@ describe('PgBouncer in transaction mode', { timeout: 240_000 }, () => {
       }
       const again = await push('integration', '/catalogue/products', [{ sku: 'TEE-S', masterProductNo: 'TEE', name: 'Tee S again', unitPrice: '21' }]);
       assert.equal(again.status, 200, again.body);
+    }));
+
+    it('runs `portway` commands on DATABASE_SESSION_URL alone: `index rebuild` holds a lock across transactions', reportingOutput(async () => {
+      // DATABASE_URL unreachable: the commands must not use it.
+      const cliEnv = { ...env, DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none' };
+      const cli = async (...args: string[]) => (await run(process.execPath, ['bin/portway.js', ...args], { cwd: root, env: cliEnv, timeout: 120_000 })).stdout;
+      assert.match(await cli('index', 'rebuild'), /^rebuilt the search index \(generation \d+\)/);
+      assert.match(await cli('index', 'rebuild'), /^rebuilt the search index \(generation \d+\)/, 'the first released its lock');
+      assert.match(await cli('db', 'migrate'), /migrations up to date/);
     }));
   });
 });
