@@ -89,7 +89,10 @@ export async function startPgBouncer(target: string, options: { poolMode?: 'tran
     started.stdout?.on('data', (c: Buffer) => { log += c.toString('utf8'); });
     started.stderr?.on('data', (c: Buffer) => { log += c.toString('utf8'); });
     let exited = false;
-    started.once('exit', () => { exited = true; });
+    // Not left listening when the test process ends without its after hook (a crash, a timeout).
+    const orphaned = () => { if (!exited) started.kill('SIGKILL'); };
+    process.once('exit', orphaned);
+    started.once('exit', () => { exited = true; process.off('exit', orphaned); });
     const probe = new URL(target);
     probe.hostname = '127.0.0.1';
     probe.port = String(port);
