@@ -15,6 +15,7 @@ const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_SESSION_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   // No default in the schema: it depends on DATABASE_POOL_SIZE (see loadConfig).
   INTEGRATION_WRITE_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 199 })),
@@ -75,6 +76,13 @@ export interface Config {
   readonly host: string;
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
+  /**
+   * Where the connections that need a session go (migrations, the search indexer's lock and LISTEN,
+   * the job queue) when `databaseUrl` is a pooler in transaction mode; undefined: `databaseUrl`
+   * (or the embedded server) serves both. Set, it makes the request pool keep no session state
+   * (src/platform/db/pool.ts `transactionPooler`).
+   */
+  readonly databaseSessionUrl: string | undefined;
   readonly databasePoolSize: number;
   /**
    * Integration batches (the 12 integration endpoints and the admin ones) writing at once per
@@ -240,6 +248,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const trustProxy = parseTrustProxy(e.TRUST_PROXY);
 
+  if (e.DATABASE_SESSION_URL !== undefined && e.DATABASE_URL === undefined) {
+    throw new ConfigError('DATABASE_SESSION_URL', 'needs DATABASE_URL: it names a direct connection beside a pooled DATABASE_URL, and the embedded server has no pooler');
+  }
+
   // Batch writers never take the whole pool: at least one connection is left for reads.
   if (e.INTEGRATION_WRITE_CONCURRENCY !== undefined && e.INTEGRATION_WRITE_CONCURRENCY >= e.DATABASE_POOL_SIZE) {
     throw new ConfigError('INTEGRATION_WRITE_CONCURRENCY', `must be below DATABASE_POOL_SIZE (${e.DATABASE_POOL_SIZE}), so reads always find a connection`);
@@ -271,6 +283,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    databaseSessionUrl: e.DATABASE_SESSION_URL === e.DATABASE_URL ? undefined : e.DATABASE_SESSION_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     integrationWrites: Object.freeze({
       concurrency: writeConcurrency, maxWaitMs: e.INTEGRATION_WRITE_WAIT_MS, maxWaiting: e.INTEGRATION_WRITE_QUEUE,

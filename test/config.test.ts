@@ -148,6 +148,14 @@ describe('loadConfig: given values', () => {
     assert.equal(config.smtpUrl, 'smtp://m:25');
   });
 
+  it('reads DATABASE_SESSION_URL beside DATABASE_URL; unset, or the same URL, means no pooler in transaction mode', () => {
+    const pooled = loadConfig({ DATABASE_URL: 'postgres://u:p@bouncer:6432/portway', DATABASE_SESSION_URL: 'postgres://u:p@db:5432/portway' });
+    assert.equal(pooled.databaseUrl, 'postgres://u:p@bouncer:6432/portway');
+    assert.equal(pooled.databaseSessionUrl, 'postgres://u:p@db:5432/portway');
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://db/p' }).databaseSessionUrl, undefined);
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://db/p', DATABASE_SESSION_URL: 'postgres://db/p' }).databaseSessionUrl, undefined);
+  });
+
   it('defaults the algorithm to RS256 with a public key or a JWKS URL, and allows ES256', () => {
     assert.deepEqual(loadConfig({ INTEGRATION_JWT_PUBLIC_KEY: PEM }).integrationJwt.key, { kind: 'publicKey', pem: PEM });
     assert.equal(loadConfig({ INTEGRATION_JWT_PUBLIC_KEY: PEM }).integrationJwt.algorithm, 'RS256');
@@ -238,6 +246,8 @@ describe('loadConfig: a bad value stops with a ConfigError naming the variable',
     ['SITE_CURRENCY too long', { SITE_CURRENCY: 'AUDX' }, 'SITE_CURRENCY'],
     ['SITE_TIME_ZONE not a time zone', { SITE_TIME_ZONE: 'Mars/Olympus' }, 'SITE_TIME_ZONE', /IANA time zone/],
     ['DATABASE_URL not PostgreSQL', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    ['DATABASE_SESSION_URL not PostgreSQL', { DATABASE_URL: 'postgres://bouncer/p', DATABASE_SESSION_URL: 'mysql://x' }, 'DATABASE_SESSION_URL'],
+    ['DATABASE_SESSION_URL without DATABASE_URL', { DATABASE_SESSION_URL: 'postgres://db/p' }, 'DATABASE_SESSION_URL', /needs DATABASE_URL/],
     ['DATABASE_POOL_SIZE zero', { DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
     ['REDIS_URL not redis', { REDIS_URL: 'http://x' }, 'REDIS_URL'],
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of .*info/],

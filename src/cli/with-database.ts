@@ -11,7 +11,8 @@ import type { Database } from '../platform/db/database.js';
 export async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
   const { openDatabase } = await import('../platform/db/database.js');
   const { createCliLogger } = await import('../platform/logger.js');
-  const database = await openDatabase(config, createCliLogger(config));
+  // A session for the pool too: a command is one short process, and `index rebuild` holds a lock across transactions.
+  const database = await openDatabase(config, createCliLogger(config), { session: true });
   try {
     return await work(database);
   } finally {

@@ -15,20 +15,58 @@ export interface PoolOptions {
   lockTimeoutMs?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
+  /**
+   * The URL goes through a pooler in transaction mode (PgBouncer's `pool_mode = transaction`), which
+   * hands each transaction, or each statement outside one, to whichever server connection is free:
+   * nothing may live in the session. So the timeouts are not sent as startup parameters (PgBouncer
+   * refuses them, or drops them when told to ignore them) but set with each BEGIN (`SET LOCAL`, in
+   * the same round trip), and statements are not prepared under a name (a name prepared on one
+   * server connection is missing, or already taken, on the next). Statements outside a transaction
+   * run with the server's default timeouts. decisions.md "PgBouncer in transaction mode".
+   */
+  transactionPooler?: boolean;
 }
 
 export function createPool(options: PoolOptions): pg.Pool {
+  const lockTimeout = options.lockTimeoutMs ?? 10_000;
+  const statementTimeout = options.statementTimeoutMs ?? 60_000;
+  const pooled = options.transactionPooler === true;
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName ?? 'portway',
-    lock_timeout: options.lockTimeoutMs ?? 10_000,
-    statement_timeout: options.statementTimeoutMs ?? 60_000,
+    ...(pooled ? {} : { lock_timeout: lockTimeout, statement_timeout: statementTimeout }),
   });
   guardConnections(pool);
+  if (pooled) {
+    const begin = `BEGIN; SET LOCAL lock_timeout = ${Math.trunc(lockTimeout)}; SET LOCAL statement_timeout = ${Math.trunc(statementTimeout)}`;
+    pool.on('connect', (client) => {
+      BEGIN_STATEMENT.set(client, begin);
+      withoutStatementNames(client);
+    });
+  }
   return pool;
+}
+
+/** What `inTransaction` sends to begin on a client of a pool behind a transaction pooler (createPool). */
+const BEGIN_STATEMENT = new WeakMap<pg.ClientBase, string>();
+
+/**
+ * Makes `client` send every statement unnamed: a query given as `{ name, text }` (prepared once per
+ * connection, then only bound) is parsed each time instead, as PgBouncer before 1.21 needs in
+ * transaction mode. A submittable (a cursor, a stream) is passed on as it is.
+ */
+function withoutStatementNames(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const unnamed = (config: unknown): unknown => {
+    if (config === null || typeof config !== 'object' || typeof (config as { submit?: unknown }).submit === 'function') return config;
+    if ((config as { name?: unknown }).name === undefined) return config;
+    const { name: _name, ...rest } = config as { name?: string };
+    return rest;
+  };
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, ...rest: unknown[]) => query(unnamed(config), ...rest);
 }
 
 /**
@@ -64,7 +102,7 @@ export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient
  */
 export async function inTransaction<T>(client: pg.PoolClient, work: (tx: pg.PoolClient) => Promise<T>, onBroken: () => void = () => undefined): Promise<T> {
   try {
-    await client.query('BEGIN');
+    await client.query(BEGIN_STATEMENT.get(client) ?? 'BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;
