@@ -9,6 +9,7 @@ import { Type } from 'typebox';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Pool } from './platform/db/pool.js';
+import type { ReadPool } from './platform/db/replicas.js';
 import { ADMIN_SCOPE, installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
 import { installBodyLimitDrain } from './platform/http/body-limit.js';
@@ -42,6 +43,11 @@ import { portalNotFound, portalPlugin, type PortalServices } from './portal/port
 export interface AppDeps {
   config: Config;
   pool: Pool;
+  /**
+   * Where the reads that tolerate a bounded staleness go (DATABASE_READ_URL's replicas, main.ts):
+   * the public lookup, search, suggest, browse and the portal's catalogue pages. Unset: the primary.
+   */
+  reads?: ReadPool;
   integrationVerifier: IntegrationVerifier;
   logger?: Logger | false;
   metrics?: Metrics;
@@ -226,9 +232,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => rateLimiter.close());
   // One set of service dependencies for the public API and the portal: the portal's pages call the
   // same services with the same caches, so the two can never disagree.
+  // The catalogue's reads go to the replicas; everything that writes or must read its own writes
+  // (basket, orders, quotes, account, sessions, integration, admin) takes `deps.pool`, the primary.
+  // Both sets share the caches: each stays correct whichever server answers (decisions: "Read replicas").
+  const lookup = { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache };
+  const search = { pool: deps.pool, answers: searchAnswers };
   const services: PortalServices = {
-    lookup: { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache },
-    search: { pool: deps.pool, answers: searchAnswers },
+    lookup: { ...lookup, reads: deps.reads },
+    search: { ...search, reads: deps.reads },
+    current: { lookup, search },
     account: { pool: deps.pool, currency: deps.config.siteCurrency, siteTimeZone: deps.config.siteTimeZone, now: deps.now },
     orders: {
       pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, prices: quotePrices, reference: tradingReference, now: deps.now,

@@ -15,13 +15,15 @@ export interface PoolOptions {
   lockTimeoutMs?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
+  /** How long a checkout may wait to open a connection (default 10 s). */
+  connectionTimeoutMs?: number;
 }
 
 export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName ?? 'portway',
     lock_timeout: options.lockTimeoutMs ?? 10_000,
