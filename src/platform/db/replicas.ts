@@ -147,7 +147,7 @@ export function openReplicas(options: ReplicaOptions): Replicas {
 
   const setUsable = (replica: Replica, usable: boolean, why: string | undefined) => {
     if (replica.usable !== usable) {
-      if (usable) logger?.info({ replica: replica.name, lagMs: replica.lagMs }, 'read replica usable: reads go to it again');
+      if (usable) logger?.info({ replica: replica.name, lagMs: replica.lagMs }, 'read replica usable: it takes reads');
       else logger?.warn({ replica: replica.name, lagMs: replica.lagMs, reason: why }, 'read replica skipped: its reads go elsewhere until it recovers');
     }
     replica.usable = usable;

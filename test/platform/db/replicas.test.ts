@@ -159,6 +159,7 @@ describe('read replicas against a real streaming replica', () => {
     ['browse', () => ok(api('GET', '/products?category=TEES'))],
     ['the portal\'s search page', () => ok(buyer.get('/?q=hoodie'))],
     ['the portal\'s suggest', () => ok(buyer.get('/search/suggest?q=hood'))],
+    ['the portal\'s "did you mean" (a search that found nothing)', () => ok(buyer.get('/?q=hoddie%20blak'))],
     ['the portal\'s product page', () => ok(buyer.get('/products/MH01'))],
     ['the quick order\'s lookup of products', async () => {
       await buyer.get('/quick-order');
