@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,6 +67,20 @@ export async function createReplicationPair(): Promise<ReplicationPair> {
     if (account) await fs.chown(file, account.uid, account.gid);
   };
   const started: string[] = [];
+  // A test process that exits without `remove()` (a runner's timeout, an uncaught error) stops the
+  // servers it started all the same: exit handlers cannot wait, so each postmaster gets an
+  // immediate shutdown and the files go.
+  const onExit = () => {
+    for (const data of started) {
+      try {
+        process.kill(Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGQUIT');
+      } catch {
+        // Not running.
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
   const stop = async (data: string, mode: 'fast' | 'immediate') => {
     if (existsSync(path.join(data, 'postmaster.pid'))) await pg('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']).catch(() => undefined);
   };
@@ -79,6 +93,7 @@ export async function createReplicationPair(): Promise<ReplicationPair> {
     async remove() {
       for (const data of started.reverse()) await stop(data, 'immediate');
       started.length = 0;
+      process.removeListener('exit', onExit);
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
