@@ -12,6 +12,7 @@ import { LookupProductCache, lookupProducts } from '../../../src/modules/lookup/
 import { PriceRuleCache } from '../../../src/modules/pricing/index.js';
 import { SearchAnswerCache, parseSearchParams, search } from '../../../src/modules/search/index.js';
 import { refresh } from '../../../src/modules/search/search.indexer.js';
+import { freePort } from '../../../src/platform/db/embedded.js';
 import { migrate } from '../../../src/platform/db/migrate.js';
 import { createPool, type Pool, type Queryable } from '../../../src/platform/db/pool.js';
 import { measureLag, openReplicas, type ReadObserver, type Replicas } from '../../../src/platform/db/replicas.js';
@@ -221,6 +222,23 @@ describe('read replicas against a real streaming replica', () => {
       const body = JSON.parse(await ok(api('GET', '/search?q=hoodie'))) as { data: Array<{ id: string }> };
       assert.ok(body.data.length > 0);
     });
+  });
+
+  it('spreads reads over the usable replicas in turn, skipping one that does not answer', async () => {
+    await caughtUp();
+    const counts = new Map<string, number>();
+    const observer: ReadObserver = { read: (target) => counts.set(target, (counts.get(target) ?? 0) + 1), retried: () => undefined, checked: () => undefined };
+    // The same replica twice, and a port nothing listens on.
+    const nobody = `postgres://portway@127.0.0.1:${await freePort()}/postgres`;
+    const spread = openReplicas({ primary: pool, urls: [pair.standbyUrl, pair.standbyUrl, nobody], maxLagMs: 60_000, checkIntervalMs: 100, poolSize: 1, observer });
+    try {
+      await waitFor('both copies of the replica to be usable', () => spread.status().filter((r) => r.usable).map((r) => r.name).join() === 'replica1,replica2', 20_000);
+      for (let i = 0; i < 6; i += 1) await spread.run((q) => q.query('SELECT 1'));
+      assert.deepEqual(Object.fromEntries(counts), { replica1: 3, replica2: 3 });
+      assert.equal(spread.status()[2]?.usable, false);
+    } finally {
+      await spread.close();
+    }
   });
 
   it('answers from the primary, with no error, while the replica is stopped, and from the replica again once it is back', async () => {
