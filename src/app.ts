@@ -69,7 +69,7 @@ const SHED_SAMPLE_MS = 1000;
 
 /**
  * Load shedding: while the event loop lags, the heap is near its limit or too many queries wait for
- * a database connection (sampled every second),
+ * a database connection, the primary's or a read replica's (sampled every second),
  * a request is answered 503 `…:overloaded` with Retry-After before any work, instead of joining a
  * queue that only grows. The problem is rendered by the one error handler.
  *
@@ -78,7 +78,7 @@ const SHED_SAMPLE_MS = 1000;
  * machine), and a process that has just started is not overloaded by its requests. Found by the
  * test suite: every request of a test file that ran within a second of its app's start was 503.
  */
-async function installLoadShedding(app: FastifyInstance, shedding: Config['shedding'], pool: Pool): Promise<void> {
+async function installLoadShedding(app: FastifyInstance, shedding: Config['shedding'], pool: Pool, reads: ReadPool | undefined): Promise<void> {
   let shedFrom = Number.POSITIVE_INFINITY;
   app.addHook('onReady', async () => {
     shedFrom = performance.now() + 2 * SHED_SAMPLE_MS;
@@ -90,7 +90,7 @@ async function installLoadShedding(app: FastifyInstance, shedding: Config['shedd
     // A database that cannot keep up leaves the event loop idle: the queue is the pool's. Found by
     // the load trial: lookups waited 10 s for a connection and failed instead of being shed.
     ...(shedding.maxPoolWaiting > 0
-      ? { healthCheck: async () => pool.waitingCount <= shedding.maxPoolWaiting, healthCheckInterval: SHED_SAMPLE_MS }
+      ? { healthCheck: async () => pool.waitingCount + (reads?.waitingCount ?? 0) <= shedding.maxPoolWaiting, healthCheckInterval: SHED_SAMPLE_MS }
       : {}),
     pressureHandler: async (request) => {
       if (NEVER_SHED.has(request.routeOptions.url ?? '') || performance.now() < shedFrom) return;
@@ -142,7 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installRequestTextCheck(app);
   installHttpMetrics(app, metrics);
   installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
-  await installLoadShedding(app, deps.config.shedding, deps.pool);
+  await installLoadShedding(app, deps.config.shedding, deps.pool, deps.reads);
 
   await app.register(swagger, {
     openapi: {

@@ -11,11 +11,13 @@ import { createPool, isDatabaseUnavailable, type Pool, type Queryable } from './
  */
 export interface ReadPool {
   run<T>(work: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Queries waiting for a connection of a replica's pool: load shedding counts them with the primary's. */
+  readonly waitingCount: number;
 }
 
 /** Every read on the primary: what the services use without replicas, and the pages that must read their own writes. */
 export function primaryReads(pool: Pool): ReadPool {
-  return { run: (work) => work(pool) };
+  return { run: (work) => work(pool), waitingCount: 0 };
 }
 
 export interface ReplicaStatus {
@@ -243,6 +245,11 @@ export function openReplicas(options: ReplicaOptions): Replicas {
       const result = await work(primary);
       observer?.read('primary');
       return result;
+    },
+    get waitingCount() {
+      let waiting = 0;
+      for (const r of replicas) waiting += r.pool.waitingCount;
+      return waiting;
     },
     status: () => replicas.map((r) => ({ name: r.name, usable: r.usable, lagMs: r.lagMs })),
     check,
