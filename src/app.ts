@@ -9,6 +9,7 @@ import { Type } from 'typebox';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Pool } from './platform/db/pool.js';
+import type { ReadPool } from './platform/db/replicas.js';
 import { ADMIN_SCOPE, installIntegrationAuth, type IntegrationVerifier } from './platform/http/integration-auth.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
 import { installBodyLimitDrain } from './platform/http/body-limit.js';
@@ -42,6 +43,11 @@ import { portalNotFound, portalPlugin, type PortalServices } from './portal/port
 export interface AppDeps {
   config: Config;
   pool: Pool;
+  /**
+   * Where the reads that tolerate a bounded staleness go (DATABASE_READ_URL's replicas, main.ts):
+   * the public lookup, search, suggest, browse and the portal's catalogue pages. Unset: the primary.
+   */
+  reads?: ReadPool;
   integrationVerifier: IntegrationVerifier;
   logger?: Logger | false;
   metrics?: Metrics;
@@ -63,7 +69,7 @@ const SHED_SAMPLE_MS = 1000;
 
 /**
  * Load shedding: while the event loop lags, the heap is near its limit or too many queries wait for
- * a database connection (sampled every second),
+ * a database connection, the primary's or a read replica's (sampled every second),
  * a request is answered 503 `…:overloaded` with Retry-After before any work, instead of joining a
  * queue that only grows. The problem is rendered by the one error handler.
  *
@@ -72,7 +78,7 @@ const SHED_SAMPLE_MS = 1000;
  * machine), and a process that has just started is not overloaded by its requests. Found by the
  * test suite: every request of a test file that ran within a second of its app's start was 503.
  */
-async function installLoadShedding(app: FastifyInstance, shedding: Config['shedding'], pool: Pool): Promise<void> {
+async function installLoadShedding(app: FastifyInstance, shedding: Config['shedding'], pool: Pool, reads: ReadPool | undefined): Promise<void> {
   let shedFrom = Number.POSITIVE_INFINITY;
   app.addHook('onReady', async () => {
     shedFrom = performance.now() + 2 * SHED_SAMPLE_MS;
@@ -84,7 +90,7 @@ async function installLoadShedding(app: FastifyInstance, shedding: Config['shedd
     // A database that cannot keep up leaves the event loop idle: the queue is the pool's. Found by
     // the load trial: lookups waited 10 s for a connection and failed instead of being shed.
     ...(shedding.maxPoolWaiting > 0
-      ? { healthCheck: async () => pool.waitingCount <= shedding.maxPoolWaiting, healthCheckInterval: SHED_SAMPLE_MS }
+      ? { healthCheck: async () => pool.waitingCount + (reads?.waitingCount ?? 0) <= shedding.maxPoolWaiting, healthCheckInterval: SHED_SAMPLE_MS }
       : {}),
     pressureHandler: async (request) => {
       if (NEVER_SHED.has(request.routeOptions.url ?? '') || performance.now() < shedFrom) return;
@@ -136,7 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installRequestTextCheck(app);
   installHttpMetrics(app, metrics);
   installSearchIndexGauges(metrics, () => indexStatus(deps.pool));
-  await installLoadShedding(app, deps.config.shedding, deps.pool);
+  await installLoadShedding(app, deps.config.shedding, deps.pool, deps.reads);
 
   await app.register(swagger, {
     openapi: {
@@ -226,9 +232,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => rateLimiter.close());
   // One set of service dependencies for the public API and the portal: the portal's pages call the
   // same services with the same caches, so the two can never disagree.
+  // The catalogue's reads go to the replicas; everything that writes or must read its own writes
+  // (basket, orders, quotes, account, sessions, integration, admin) takes `deps.pool`, the primary.
+  // Both sets share the caches: each stays correct whichever server answers (decisions: "Read replicas").
+  const lookup = { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache };
+  const search = { pool: deps.pool, answers: searchAnswers };
   const services: PortalServices = {
-    lookup: { pool: deps.pool, currency: deps.config.siteCurrency, rules: priceRules, products: lookupProductCache },
-    search: { pool: deps.pool, answers: searchAnswers },
+    lookup: { ...lookup, reads: deps.reads },
+    search: { ...search, reads: deps.reads },
+    current: { lookup, search },
     account: { pool: deps.pool, currency: deps.config.siteCurrency, siteTimeZone: deps.config.siteTimeZone, now: deps.now },
     orders: {
       pool: deps.pool, currency: deps.config.siteCurrency, timeZone: deps.config.siteTimeZone, rules: priceRules, prices: quotePrices, reference: tradingReference, now: deps.now,

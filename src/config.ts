@@ -17,6 +17,10 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_SESSION_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  // One or more replica URLs, comma-separated: parsed by parseReadUrls (the schema cannot say "a list of").
+  DATABASE_READ_URL: Type.Optional(Type.String({ minLength: 1 })),
+  READ_MAX_LAG_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 5000 }),
+  READ_CHECK_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 600_000, default: 1000 }),
   // No default in the schema: it depends on DATABASE_POOL_SIZE (see loadConfig).
   INTEGRATION_WRITE_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 199 })),
   INTEGRATION_WRITE_WAIT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
@@ -84,6 +88,12 @@ export interface Config {
    */
   readonly databaseSessionUrl: string | undefined;
   readonly databasePoolSize: number;
+  /**
+   * Streaming replicas for the reads that tolerate a bounded staleness (src/platform/db/replicas.ts):
+   * none unless DATABASE_READ_URL is set. A replica lagging more than `maxLagMs` behind its primary,
+   * or not answering, is skipped until a check (every `checkIntervalMs`) finds it well again.
+   */
+  readonly readReplicas: { readonly urls: readonly string[]; readonly maxLagMs: number; readonly checkIntervalMs: number };
   /**
    * Integration batches (the 12 integration endpoints and the admin ones) writing at once per
    * process, and how long and how many of the others may wait for a turn (src/platform/http/write-gate.ts).
@@ -215,6 +225,33 @@ function parseTrustProxy(value: string | undefined): boolean | number | string[]
   return entries;
 }
 
+/**
+ * DATABASE_READ_URL: one or more postgres:// URLs, comma-separated. A replica streams from a primary
+ * someone runs, so replicas without DATABASE_URL (the embedded database, private to the process)
+ * are refused rather than ignored.
+ */
+function parseReadUrls(value: string | undefined, primary: string | undefined): string[] {
+  if (value === undefined) return [];
+  const urls = value.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const bad = urls.find((u) => {
+    if (!/^postgres(ql)?:\/\//.test(u)) return true;
+    try {
+      return new URL(u).hostname === '';
+    } catch {
+      return true;
+    }
+  });
+  if (urls.length === 0 || bad !== undefined) {
+    // The URL may carry a password: the message names its position, never the text.
+    const position = bad === undefined ? '' : ` (URL ${urls.indexOf(bad) + 1} of ${urls.length} is not one)`;
+    throw new ConfigError('DATABASE_READ_URL', `must be one or more postgres://… URLs separated by commas${position}`);
+  }
+  if (primary === undefined) {
+    throw new ConfigError('DATABASE_READ_URL', 'needs DATABASE_URL: read replicas stream from a primary of your own, and the embedded database has none');
+  }
+  return urls;
+}
+
 /** Parses and validates the environment once; the result is frozen. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const properties = EnvSchema.properties as unknown as Record<string, Record<string, unknown>>;
@@ -247,6 +284,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const trustProxy = parseTrustProxy(e.TRUST_PROXY);
+  const readUrls = parseReadUrls(e.DATABASE_READ_URL, e.DATABASE_URL);
 
   if (e.DATABASE_SESSION_URL !== undefined && e.DATABASE_URL === undefined) {
     throw new ConfigError('DATABASE_SESSION_URL', 'needs DATABASE_URL: it names a direct connection beside a pooled DATABASE_URL, and the embedded server has no pooler');
@@ -285,6 +323,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     databaseSessionUrl: e.DATABASE_SESSION_URL === e.DATABASE_URL ? undefined : e.DATABASE_SESSION_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    readReplicas: Object.freeze({ urls: Object.freeze(readUrls) as string[], maxLagMs: e.READ_MAX_LAG_MS, checkIntervalMs: e.READ_CHECK_INTERVAL_MS }),
     integrationWrites: Object.freeze({
       concurrency: writeConcurrency, maxWaitMs: e.INTEGRATION_WRITE_WAIT_MS, maxWaiting: e.INTEGRATION_WRITE_QUEUE,
       dutyPercent: e.INTEGRATION_WRITE_DUTY_PERCENT,

@@ -8,7 +8,8 @@ import { createIntegrationVerifier } from './platform/http/integration-auth.js';
 import { boundHeapGrowth } from './platform/heap.js';
 import { createLogger } from './platform/logger.js';
 import type { Worker } from './platform/jobs/worker.js';
-import { createMetrics } from './platform/http/metrics.js';
+import { createMetrics, replicaMetrics } from './platform/http/metrics.js';
+import { openReplicas, type Replicas } from './platform/db/replicas.js';
 import { createLifecycle, type Lifecycle } from './platform/http/lifecycle.js';
 import { handleShutdown } from './platform/shutdown.js';
 import { startSearchIndexer, type SearchIndexer } from './modules/search/index.js';
@@ -17,6 +18,8 @@ import { startJobWorkerWhenReachable } from './worker.js';
 /** What a start has opened so far, for the shutdown to close. */
 interface Started {
   database?: Database;
+  /** DATABASE_READ_URL's replicas, when set. */
+  reads?: Replicas;
   app?: FastifyInstance;
   worker?: Worker;
   indexer?: SearchIndexer;
@@ -36,7 +39,14 @@ async function start(config: Config, logger: Logger, started: Started, lifecycle
   try {
     const integrationVerifier = await createIntegrationVerifier(config);
     const metrics = createMetrics();
-    const app = await buildApp({ config, pool: database.pool, integrationVerifier, logger, metrics, lifecycle });
+    const { readReplicas } = config;
+    if (readReplicas.urls.length > 0) {
+      started.reads = openReplicas({
+        primary: database.pool, urls: readReplicas.urls, maxLagMs: readReplicas.maxLagMs, checkIntervalMs: readReplicas.checkIntervalMs,
+        poolSize: config.databasePoolSize, observer: replicaMetrics(metrics), logger: logger.child({ component: 'read-replicas' }),
+      });
+    }
+    const app = await buildApp({ config, pool: database.pool, reads: started.reads, integrationVerifier, logger, metrics, lifecycle });
     started.app = app;
     // Node's server.close() (called by app.close()) ends idle keep-alive sockets only once, at the
     // moment it is called; a request in flight then finishes with a keep-alive response and its
@@ -60,7 +70,9 @@ async function start(config: Config, logger: Logger, started: Started, lifecycle
   } catch (error) {
     await started.indexer?.stop();
     await started.worker?.stop();
+    await started.reads?.close();
     await database.close();
+    started.reads = undefined;
     started.worker = undefined;
     started.indexer = undefined;
     started.database = undefined;
@@ -103,6 +115,7 @@ export async function serve(config: Config): Promise<void> {
       await started.worker?.stop();
       // A refresh under way finishes; the lock is released with the indexer's connection.
       await started.indexer?.stop();
+      await started.reads?.close();
       await started.database?.close();
     },
   });

@@ -19,6 +19,17 @@ function assertRefused(env: Record<string, string | undefined>, variable: string
   });
 }
 
+/** The ConfigError `loadConfig(env)` stops with. */
+function refusal(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a ConfigError');
+}
+
 describe('loadConfig: defaults', () => {
   const config = loadConfig({});
 
@@ -231,6 +242,38 @@ describe('loadConfig: ERP hand-off', () => {
   for (const [label, env, variable, reason] of refused) {
     it(`refuses ${label}`, () => assertRefused(env, variable, reason));
   }
+});
+
+describe('loadConfig: read replicas', () => {
+  const primary = 'postgres://app:secret@db-primary:5432/portway';
+  it('has none by default; a replica is skipped past 5 s of lag, checked every second', () => {
+    assert.deepEqual(loadConfig({}).readReplicas, { urls: [], maxLagMs: 5000, checkIntervalMs: 1000 });
+  });
+  it('reads DATABASE_READ_URL as one or more URLs separated by commas, READ_MAX_LAG_MS and READ_CHECK_INTERVAL_MS', () => {
+    const config = loadConfig({
+      DATABASE_URL: primary, DATABASE_READ_URL: ' postgres://app:secret@db-r1/portway, postgresql://db-r2:5433/portway ,',
+      READ_MAX_LAG_MS: '0', READ_CHECK_INTERVAL_MS: '250',
+    });
+    assert.deepEqual(config.readReplicas, {
+      urls: ['postgres://app:secret@db-r1/portway', 'postgresql://db-r2:5433/portway'], maxLagMs: 0, checkIntervalMs: 250,
+    });
+    assert.ok(Object.isFrozen(config.readReplicas.urls));
+  });
+  it('refuses replicas without DATABASE_URL: the embedded database has no replica', () => {
+    assertRefused({ DATABASE_READ_URL: 'postgres://db-r1/portway' }, 'DATABASE_READ_URL', /needs DATABASE_URL/);
+  });
+  it('refuses a list holding anything but postgres:// URLs, naming its position and never its text', () => {
+    for (const value of ['mysql://r1', ' , ', 'postgres://a@r1/x,redis://:hunter2@r2']) {
+      const error = refusal({ DATABASE_URL: primary, DATABASE_READ_URL: value });
+      assert.equal(error.variable, 'DATABASE_READ_URL');
+      assert.doesNotMatch(error.message, /hunter2/);
+    }
+    assert.match(refusal({ DATABASE_URL: primary, DATABASE_READ_URL: 'postgres://r1/x,redis://:hunter2@r2' }).message, /URL 2 of 2/);
+  });
+  it('refuses a lag or an interval out of range', () => {
+    assertRefused({ READ_MAX_LAG_MS: '-1' }, 'READ_MAX_LAG_MS', /between 0 and 3600000/);
+    assertRefused({ READ_CHECK_INTERVAL_MS: '10' }, 'READ_CHECK_INTERVAL_MS', /between 50 and 600000/);
+  });
 });
 
 describe('loadConfig: a bad value stops with a ConfigError naming the variable', () => {

@@ -55,7 +55,7 @@ async function loadBasket(deps: PageDeps, buyer: SignedInBuyer, typed: ReadonlyM
   const shipToCode = pricedShipTo(basket, account);
   const [pricing, colourways] = await Promise.all([
     shipToCode === null ? undefined : priceAvailableLines(services.orders, buyer.accountNo, shipToCode, basket.lines),
-    colourwaysOfSkus(services.search, buyer.accountNo, basket.lines.map((l) => l.sku)),
+    colourwaysOfSkus(services.current.search, buyer.accountNo, basket.lines.map((l) => l.sku)),
   ]);
   return basketModel({ basket, account, shipToCode, pricing, typed, currency: services.orders.currency, colourways });
 }

@@ -46,7 +46,7 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
     if (order === undefined) return orderNotFound(reply, buyer);
     const [account, colourways] = await Promise.all([
       accountOverview(deps.services.account, buyer.accountNo),
-      colourwaysOfSkus(deps.services.search, buyer.accountNo, order.lines.map((l) => l.sku)),
+      colourwaysOfSkus(deps.services.current.search, buyer.accountNo, order.lines.map((l) => l.sku)),
     ]);
     const view = orderView(order, account, currency, colourways, { mayWithdraw: order.placedBy !== null && order.placedBy.email === buyer.email });
     // "Order placed" once, after the basket's form (basket.routes.ts): a reload shows the order alone.
@@ -84,7 +84,7 @@ export async function ordersRoutes(app: FastifyInstance, deps: PageDeps): Promis
     const order = await accountOrder(deps, buyer, request.params.orderNumber);
     if (order === undefined) return orderNotFound(reply, buyer);
     const lines = order.lines.map(({ sku, quantity }) => ({ sku, quantity }));
-    const result = await reorderLines({ pool: deps.pool, lookup: deps.services.lookup }, basketOwnerOf(buyer), lines);
+    const result = await reorderLines({ pool: deps.pool, lookup: deps.services.current.lookup }, basketOwnerOf(buyer), lines);
     setFlash(reply, reorderMessage(order.orderNumber, result), deps.secure);
     return reply.redirect('/basket', 303);
   });

@@ -15,8 +15,14 @@ import type { CookiePolicy, sessionGuards } from './session.js';
 
 /** The module services' dependencies, the very objects the public API's routes use (app.ts). */
 export interface PortalServices {
+  /** The catalogue's reads (search, product pages, quick order): on read replicas when there are some. */
   lookup: LookupDeps;
   search: SearchDeps;
+  /**
+   * The same reads on the primary only, for the pages of what the buyer has just written (the
+   * basket, orders, Order again): a line just added never lacks its product for a replica's lag.
+   */
+  current: { lookup: LookupDeps; search: SearchDeps };
   account: AccountDeps;
   orders: OrderDeps;
 }

@@ -1,3 +1,4 @@
+import { runRead } from '../../platform/db/replicas.js';
 import { textProblem } from '../../platform/schema/formats.js';
 import { eanProblem } from './ean.js';
 import { findSkusIgnoringCase } from './lookup.repository.js';
@@ -43,6 +44,11 @@ async function visible(deps: LookupDeps, accountNo: string, kind: LookupKind, ke
  * key was found), their visibility, and by EAN the valid EANs still not found.
  */
 export async function matchProductKeys(deps: LookupDeps, accountNo: string, keys: readonly string[]): Promise<Map<string, KeyMatch>> {
+  // Every statement on one server, so the keys are matched at one replay point.
+  return runRead(deps, (q) => matchOn({ ...deps, pool: q, reads: undefined }, accountNo, keys));
+}
+
+async function matchOn(deps: LookupDeps, accountNo: string, keys: readonly string[]): Promise<Map<string, KeyMatch>> {
   const askable = [...new Set(keys)].filter((k) => k.trim() !== '' && [...k].length <= MAX_KEY_LENGTH && textProblem(k) === undefined);
   const matches = new Map<string, KeyMatch>();
   for (const [key, sku] of await visible(deps, accountNo, 'sku', askable)) matches.set(key, { kind: 'found', sku });

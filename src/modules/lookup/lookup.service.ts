@@ -1,4 +1,5 @@
-import type { Pool } from '../../platform/db/pool.js';
+import type { Queryable } from '../../platform/db/pool.js';
+import { runRead, type ReadPool } from '../../platform/db/replicas.js';
 import { BLANK_MESSAGE, isBlank } from '../../platform/schema/fields.js';
 import { textProblem } from '../../platform/schema/formats.js';
 import { brandEntitlement } from '../catalogue/index.js';
@@ -17,7 +18,13 @@ import { PRICES_KEPT_PER_PRODUCT, type KeptPrice, type LookupKind, type LookupPr
 export { PRICES_KEPT_PER_PRODUCT, type LookupKind } from './product-cache.js';
 
 export interface LookupDeps {
-  pool: Pool;
+  /** The primary (or, pinned by `runRead`, the one server of a unit of reads). */
+  pool: Queryable;
+  /**
+   * Read replicas (DATABASE_READ_URL): the lookup tolerates a bounded staleness. Without them, every
+   * read on `pool`. The product cache stays correct whichever server answers (decisions: "Read replicas").
+   */
+  reads?: ReadPool | undefined;
   /** ISO 4217 of every price (SITE_CURRENCY). */
   currency: string;
   /** Every price rule, checked against the version read with the account on each call. */
@@ -122,7 +129,7 @@ interface Resolved {
 async function resolveLookup(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<Resolved[]> {
   const unique = [...new Set(keys)];
   const plan = deps.products.plan(kind, unique);
-  const batch = await findLookupBatch(deps.pool, accountNo, kind, plan.request);
+  const batch = await runRead(deps, (q) => findLookupBatch(q, accountNo, kind, plan.request));
   const { account } = batch;
   if (!account) throw accountNotFound(accountNo);
   const settled = deps.products.settle(kind, plan, batch);

@@ -1,4 +1,5 @@
-import type { Pool, Queryable } from '../../platform/db/pool.js';
+import type { Queryable } from '../../platform/db/pool.js';
+import { runRead, type ReadPool } from '../../platform/db/replicas.js';
 import { brandEntitlement } from '../catalogue/index.js';
 import { accountNotFound } from '../customers/index.js';
 import { buildDocuments, orderSizes, variantKey, type SearchDocument, type SearchVariant } from './search.documents.js';
@@ -20,7 +21,14 @@ import type { BrowseResponse, SearchResponse, SuggestResponse } from './search.s
  */
 
 export interface SearchDeps {
-  pool: Pool;
+  /** The primary (or, inside `runRead`, the one server of a unit of reads). */
+  pool: Queryable;
+  /**
+   * Read replicas (DATABASE_READ_URL): search, suggest, browse and the catalogue pages tolerate a
+   * bounded staleness. Without them, every read on `pool`. Each function reads on one server, so a
+   * kept answer is keyed by the context of the server that computed it.
+   */
+  reads?: ReadPool | undefined;
   /** Answers kept per process, reused while their context is unchanged. */
   answers: SearchAnswerCache;
 }
@@ -29,23 +37,27 @@ export interface SearchDeps {
 export const MIN_SUGGEST_WORD_LENGTH = 2;
 
 /** The account's context (`searchContext`); refused when the account does not exist. */
-async function contextOf(deps: SearchDeps, accountNo: string): Promise<SearchContext> {
-  const context = await searchContext(deps.pool, accountNo);
+async function contextOf(q: Queryable, accountNo: string): Promise<SearchContext> {
+  const context = await searchContext(q, accountNo);
   if (context === undefined) throw accountNotFound(accountNo);
   return context;
 }
 
 /** The search answer's response body (`serialize`: the route's), kept or computed. */
 export async function search(deps: SearchDeps, accountNo: string, params: SearchParams, serialize: SerializeAnswer): Promise<Buffer> {
-  const context = await contextOf(deps, accountNo);
+  return runRead(deps, (q) => searchOn(q, deps.answers, accountNo, params, serialize));
+}
+
+async function searchOn(q: Queryable, answers: SearchAnswerCache, accountNo: string, params: SearchParams, serialize: SerializeAnswer): Promise<Buffer> {
+  const context = await contextOf(q, accountNo);
   const words = searchWords(params.q);
   // Filters compare without regard to case and as sets: one key for `colour=Red&colour=blue` and `colour=Blue&colour=red`.
   const filters = Object.fromEntries(Object.entries(params.filters)
     .map(([name, values]) => [name, [...new Set(values.map((v) => v.toLowerCase()))].sort()]));
   const key = [words, filters, params.sort, params.page, params.pageSize];
-  return deps.answers.body('search', context, key, async (): Promise<SearchResponse> => {
+  return answers.body('search', context, key, async (): Promise<SearchResponse> => {
     // The lists of the context, which the kept answer is keyed by, are the ones the statement applies.
-    const answer = await searchDocuments(deps.pool, {
+    const answer = await searchDocuments(q, {
       brands: context, words, filters, sort: params.sort, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
     });
     return { ...answer, page: params.page, pageSize: params.pageSize };
@@ -90,12 +102,16 @@ export function spellingSuggestions(words: readonly string[], spelling: Spelling
  * words that matched nothing, and queries to try instead (`spellingSuggestions`), from the index's
  * vocabulary and under the account's rules. Kept like search answers, keyed by the same context.
  */
-export async function didYouMean(deps: SearchDeps, accountNo: string, q: string): Promise<DidYouMean> {
-  const context = await contextOf(deps, accountNo);
-  const words = searchWords(q);
+export async function didYouMean(deps: SearchDeps, accountNo: string, query: string): Promise<DidYouMean> {
+  return runRead(deps, (q) => didYouMeanOn(q, deps.answers, accountNo, query));
+}
+
+async function didYouMeanOn(q: Queryable, answers: SearchAnswerCache, accountNo: string, query: string): Promise<DidYouMean> {
+  const context = await contextOf(q, accountNo);
+  const words = searchWords(query);
   if (words.length === 0) return { unmatched: [], suggestions: [] };
-  const body = await deps.answers.body('did-you-mean', context, [words], async (): Promise<DidYouMean> => {
-    const spelling = await spellingCandidates(deps.pool, context, words);
+  const body = await answers.body('did-you-mean', context, [words], async (): Promise<DidYouMean> => {
+    const spelling = await spellingCandidates(q, context, words);
     return { unmatched: spelling.unmatched.map((i) => words[i] as string), suggestions: spellingSuggestions(words, spelling) };
   }, (answer) => JSON.stringify(answer));
   return JSON.parse(body.toString('utf8')) as DidYouMean;
@@ -103,13 +119,15 @@ export async function didYouMean(deps: SearchDeps, accountNo: string, q: string)
 
 /** The suggest answer's response body (`serialize`: the route's), kept or computed. */
 export async function suggest(deps: SearchDeps, accountNo: string, params: SuggestParams, serialize: SerializeAnswer): Promise<Buffer> {
-  const context = await contextOf(deps, accountNo);
-  const words = searchWords(params.q).filter((word) => [...word].length >= MIN_SUGGEST_WORD_LENGTH);
-  const none: SuggestResponse = { data: [] };
-  if (words.length === 0) return answerBody(none, serialize);
-  return deps.answers.body('suggest', context, [words, params.top], async (): Promise<SuggestResponse> => ({
-    data: await suggestDocuments(deps.pool, context, words, params.top),
-  }), serialize);
+  return runRead(deps, async (q) => {
+    const context = await contextOf(q, accountNo);
+    const words = searchWords(params.q).filter((word) => [...word].length >= MIN_SUGGEST_WORD_LENGTH);
+    const none: SuggestResponse = { data: [] };
+    if (words.length === 0) return answerBody(none, serialize);
+    return deps.answers.body('suggest', context, [words, params.top], async (): Promise<SuggestResponse> => ({
+      data: await suggestDocuments(q, context, words, params.top),
+    }), serialize);
+  });
 }
 
 /**
@@ -117,11 +135,15 @@ export async function suggest(deps: SearchDeps, accountNo: string, params: Sugge
  * `buildDocuments`, so browse and search show the same document once the index has caught up.
  */
 export async function browse(deps: SearchDeps, accountNo: string, params: BrowseParams): Promise<BrowseResponse> {
-  const context = await contextOf(deps, accountNo);
-  const found = await browseColourways(deps.pool, {
+  return runRead(deps, (q) => browseOn(q, accountNo, params));
+}
+
+async function browseOn(q: Queryable, accountNo: string, params: BrowseParams): Promise<BrowseResponse> {
+  const context = await contextOf(q, accountNo);
+  const found = await browseColourways(q, {
     brands: context, category: params.category, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
   });
-  const reference = await readReferenceData(deps.pool);
+  const reference = await readReferenceData(q);
   const documents = [...buildDocuments(found.variants, reference.categories, reference.brandNames).values()]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { data: documents, total: found.total, page: params.page, pageSize: params.pageSize };
@@ -131,7 +153,7 @@ export async function browse(deps: SearchDeps, accountNo: string, params: Browse
 export async function colourwaySkus(deps: SearchDeps, masters: readonly string[]): Promise<Map<string, string[]>> {
   const byKey = new Map<string, string[]>();
   if (masters.length === 0) return byKey;
-  for (const product of await productsOfMasters(deps.pool, masters)) {
+  for (const product of await runRead(deps, (q) => productsOfMasters(q, masters))) {
     const key = variantKey(product);
     if (key === undefined) continue;
     const skus = byKey.get(key);
@@ -156,7 +178,7 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
  * restricted brands, and the reference data beside it. Undefined when the account does not exist.
  */
 export async function productColourways(deps: SearchDeps, accountNo: string, masterProductNo: string): Promise<ProductColourways | undefined> {
-  const [found, reference] = await Promise.all([masterForAccount(deps.pool, accountNo, masterProductNo), readReferenceData(deps.pool)]);
+  const [found, reference] = await runRead(deps, (q) => Promise.all([masterForAccount(q, accountNo, masterProductNo), readReferenceData(q)]));
   if (found === undefined) return undefined;
   const colourways = visibleDocuments(found, reference)
     .sort((a, b) => byCodeUnits(a.Colour, b.Colour))
@@ -195,7 +217,7 @@ const NO_REFERENCE: ReferenceData = { categories: new Map(), brandNames: new Map
 export async function colourwaysOfSkus(deps: SearchDeps, accountNo: string, skus: readonly string[]): Promise<Map<string, SkuColourway>> {
   const colourways = new Map<string, SkuColourway>();
   if (skus.length === 0) return colourways;
-  const found = await mastersOfSkusForAccount(deps.pool, accountNo, skus);
+  const found = await runRead(deps, (q) => mastersOfSkusForAccount(q, accountNo, skus));
   if (found === undefined) return colourways;
   // Visibility reads only the variants' blocked flags and brand codes: names of categories and brands are not needed.
   const visible = new Map(visibleDocuments(found, NO_REFERENCE).map((d) => [d.id, d]));

@@ -25,6 +25,8 @@ export interface PoolOptions {
    * run with the server's default timeouts. decisions.md "PgBouncer in transaction mode".
    */
   transactionPooler?: boolean;
+  /** How long a checkout may wait to open a connection (default 10 s). */
+  connectionTimeoutMs?: number;
 }
 
 export function createPool(options: PoolOptions): pg.Pool {
@@ -34,7 +36,7 @@ export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName ?? 'portway',
     ...(pooled ? {} : { lock_timeout: lockTimeout, statement_timeout: statementTimeout }),

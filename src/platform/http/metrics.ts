@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ReadObserver } from '../db/replicas.js';
 
 /** One registry per app instance, so several apps (tests, workers) never share counters. */
 export interface Metrics {
@@ -9,6 +10,11 @@ export interface Metrics {
   readonly integrationItems: Counter<'endpoint' | 'outcome'>;
   /** Search documents the indexer wrote (`written`: inserted or changed) or removed, counted by the process that refreshed. */
   readonly searchDocumentsChanged: Counter<'change'>;
+  /** Reads that tolerate a bounded staleness, by the server that answered them (only with DATABASE_READ_URL). */
+  readonly dbReads: Counter<'target'>;
+  readonly dbReadRetries: Counter<'replica'>;
+  readonly dbReplicaLag: Gauge<'replica'>;
+  readonly dbReplicaUsable: Gauge<'replica'>;
 }
 
 /** What the search index gauges read at scrape time (declared here: the platform does not know the search module). */
@@ -46,6 +52,42 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['change'],
       registers: [registry],
     }),
+    dbReads: new Counter({
+      name: 'portway_db_reads_total',
+      help: 'Reads that tolerate a bounded staleness (lookup, search, the catalogue pages), by the server that answered: primary, replica1, replica2… in DATABASE_READ_URL order',
+      labelNames: ['target'],
+      registers: [registry],
+    }),
+    dbReadRetries: new Counter({
+      name: 'portway_db_read_retries_total',
+      help: 'Reads that failed on a replica (the replica or its connection failed) and were answered by the primary instead',
+      labelNames: ['replica'],
+      registers: [registry],
+    }),
+    dbReplicaLag: new Gauge({
+      name: 'portway_db_replica_lag_seconds',
+      help: 'Replay lag of each read replica at its last check (its own measure or against the primary, the larger)',
+      labelNames: ['replica'],
+      registers: [registry],
+    }),
+    dbReplicaUsable: new Gauge({
+      name: 'portway_db_replica_usable',
+      help: '1 while a read replica takes reads, 0 while it is skipped (lag above READ_MAX_LAG_MS, not answering, not in recovery)',
+      labelNames: ['replica'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** The read replicas' observer (platform/db/replicas.ts) feeding these metrics. */
+export function replicaMetrics(metrics: Metrics): ReadObserver {
+  return {
+    read: (target) => metrics.dbReads.inc({ target }),
+    retried: (replica) => metrics.dbReadRetries.inc({ replica }),
+    checked: ({ name, usable, lagMs }) => {
+      metrics.dbReplicaUsable.set({ replica: name }, usable ? 1 : 0);
+      if (lagMs !== null) metrics.dbReplicaLag.set({ replica: name }, lagMs / 1000);
+    },
   };
 }
 
