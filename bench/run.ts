@@ -5,6 +5,8 @@
  *   npm run bench -- ingest             one scenario
  *   npm run bench -- --json ingest      one JSON object per scenario, each on one line (the last line is the last scenario)
  *
+ *   npm run bench -- --capacity         the scenarios the capacity model needs, then the model (docs/operations.md)
+ *
  * Options: --concurrency <n> (batches in flight, default 2), --items <n> (generated catalogue size,
  * default 100000), and each scenario's own (`npm run bench -- --help`). With DATABASE_URL the bench creates (and drops) a database of its own on that
  * server; without it, an embedded PostgreSQL is started in a temporary directory and removed.
@@ -16,6 +18,10 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { openBenchServer } from './lib/database.js';
 import type { BenchContext, Scenario } from './lib/scenario.js';
+import { capacityReport } from './lib/capacity.js';
+
+/** The scenarios whose figures the capacity model reads (bench/lib/capacity.ts). */
+const CAPACITY_SCENARIOS = ['ingest', 'ingest-customers', 'ingest-inventory', 'lookup', 'search', 'quote'];
 
 const SCENARIO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'scenarios');
 
@@ -45,6 +51,7 @@ function usage(scenarios: readonly Scenario[]): string {
     '  --json             one JSON object per scenario, each on one line, instead of tables',
     '  --concurrency <n>  batches in flight at once (default 2)',
     '  --items <n>        size of the generated catalogue (default 100000)',
+    `  --capacity         run ${CAPACITY_SCENARIOS.join(', ')} (or the scenarios named) and print the capacity model last`,
     'Scenarios:',
   ];
   const width = Math.max(12, ...scenarios.map((s) => s.name.length));
@@ -69,6 +76,7 @@ async function main(): Promise<number> {
         json: { type: 'boolean', default: false },
         concurrency: { type: 'string' },
         items: { type: 'string' },
+        capacity: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -86,7 +94,8 @@ async function main(): Promise<number> {
     process.stderr.write(`Unknown scenario ${unknown.join(', ')}.\n${usage(all)}\n`);
     return 64;
   }
-  const scenarios = positionals.length > 0 ? positionals.map((p) => all.find((s) => s.name === p) as Scenario) : all;
+  const named = positionals.length > 0 ? positionals : values.capacity ? CAPACITY_SCENARIOS : all.map((s) => s.name);
+  const scenarios = named.map((p) => all.find((s) => s.name === p) as Scenario);
   let concurrency: number;
   let generatedItems: number;
   try {
@@ -131,6 +140,7 @@ async function main(): Promise<number> {
     });
   }
 
+  const results: Record<string, Record<string, unknown>> = {};
   try {
     const postgres = await openBenchServer(process.env.DATABASE_URL || undefined, logger);
     cleanups.push(() => postgres.close());
@@ -147,11 +157,16 @@ async function main(): Promise<number> {
       };
       try {
         const result = await scenario.run(context);
+        results[scenario.name] = result.json;
         process.stdout.write(values.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
       } finally {
         // The scenario's own resources go before the next scenario starts.
         await unwind(mark);
       }
+    }
+    if (values.capacity) {
+      const capacity = capacityReport(results);
+      process.stdout.write(values.json ? `${JSON.stringify(capacity.json)}\n` : `${capacity.text}\n`);
     }
     return 0;
   } catch (error) {

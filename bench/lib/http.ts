@@ -36,3 +36,22 @@ export async function putBatch(
   const refused = results.find((r) => r.outcome !== 'Upserted');
   if (refused) throw new Error(`PUT ${path} rejected an item: ${JSON.stringify(refused).slice(0, 500)}`);
 }
+
+/** How often a check sends a request again that was answered 503 with Retry-After. */
+const RETRIES_ON_503 = 5;
+
+/**
+ * POSTs a JSON body for a scenario's checks (not its timed load) and returns the answer. A 503 with
+ * `Retry-After` (a process shedding load while it warms up on a large catalogue, say) is what the
+ * service tells every client to send again after that many seconds; the check does, up to
+ * RETRIES_ON_503 times, instead of failing the run on its own set-up.
+ */
+export async function postChecked(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const text = await response.text();
+    const retryAfterS = Number(response.headers.get('retry-after'));
+    if (response.status !== 503 || !(retryAfterS >= 0) || attempt >= RETRIES_ON_503) return { status: response.status, text };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfterS, 10) * 1000));
+  }
+}

@@ -10,6 +10,7 @@ import {
 import { BASELINE_PREFIX, LOOKUP_SERVER_ENTRY } from '../lib/lookup-paths.js';
 import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster, treeCpuSeconds } from '../lib/machine.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
+import { postChecked } from '../lib/http.js';
 import { startServer, type RunningServer } from '../lib/server.js';
 import { formatRate, round } from '../lib/timing.js';
 
@@ -100,10 +101,6 @@ interface KindResult {
   answers: AnswerStats;
 }
 
-async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  return { status: response.status, text: await response.text() };
-}
 
 /**
  * Sends every body once to the lookup and checks the answers, then stores each answer as the
@@ -116,7 +113,7 @@ async function checkAndCan(
   const stats: AnswerStats = { keys: 0, found: 0, complete: 0, belowList: 0, bytes: 0 };
   for (const [i, body] of bodies.bodies.entries()) {
     const keys = bodies.keys[i] as readonly string[];
-    const lookup = await post(`${server.baseUrl}${PATHS[kind].lookup}`, headers, body);
+    const lookup = await postChecked(`${server.baseUrl}${PATHS[kind].lookup}`, headers, body);
     if (lookup.status !== 200) throw new Error(`lookup ${kind} body ${i} answered ${lookup.status}: ${lookup.text.slice(0, 500)}`);
     const answer = JSON.parse(lookup.text) as Answer;
     if (!Array.isArray(answer.data) || answer.data.length !== keys.length) {
@@ -138,7 +135,7 @@ async function checkAndCan(
       method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys, data: answer.data }),
     });
     if (stored.status !== 204) throw new Error(`storing the canned answer answered ${stored.status}: ${await stored.text()}`);
-    const baseline = await post(`${baselineServer.baseUrl}${PATHS[kind].baseline}`, headers, body);
+    const baseline = await postChecked(`${baselineServer.baseUrl}${PATHS[kind].baseline}`, headers, body);
     if (baseline.status !== 200 || baseline.text !== lookup.text) {
       throw new Error(`baseline ${kind} body ${i} answered ${baseline.status} with ${baseline.text.length} bytes, not the lookup's ${lookup.text.length} bytes`);
     }
@@ -175,7 +172,7 @@ async function transactionsPerRequest(
   const perRequest: number[] = [];
   for (const bodies of phases) {
     for (let i = 0; i < QUERY_COUNT_REQUESTS; i += 1) {
-      const { status, text } = await post(`${server.baseUrl}${PATHS.sku.lookup}`, headers, bodies[i % bodies.length] as string);
+      const { status, text } = await postChecked(`${server.baseUrl}${PATHS.sku.lookup}`, headers, bodies[i % bodies.length] as string);
       if (status !== 200) throw new Error(`lookup answered ${status}: ${text.slice(0, 300)}`);
     }
     await sleep(STATS_FLUSH_WAIT_MS);

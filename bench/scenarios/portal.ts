@@ -1,7 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_RATE_LIMIT, createApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { addToBasket, setBasketCheckout } from '../../src/modules/baskets/baskets.service.js';
-import { indexStatus } from '../../src/modules/search/search.repository.js';
 import { hashPassword } from '../../src/modules/users/passwords.js';
 import { createPool } from '../../src/platform/db/pool.js';
 import { positiveIntegerOption } from '../lib/ingest.js';
@@ -11,6 +9,7 @@ import {
   GRID_COLOURS, GRID_MASTER, GRID_SIZES, QUOTE_LINES, basketBodies, buildBaskets, buildQuoteData, loadQuoteData, withGridStyle,
 } from '../lib/quote-data.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
+import { waitForIndex } from '../lib/indexing.js';
 import { startServer, type RunningServer } from '../lib/server.js';
 import { round } from '../lib/timing.js';
 
@@ -35,7 +34,6 @@ const DEFAULT_PRICE_RULES = 50_000;
 const WARM_UP_S = 1;
 const ORDERS = 5;
 const GOAL_P99_MS = 150;
-const INDEX_TIMEOUT_MS = 20 * 60_000;
 const EMAIL = 'bench.buyer@portway.test';
 const PASSWORD = 'portway bench password';
 
@@ -136,13 +134,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   monitor.addRoot(server.pid);
 
   ctx.progress(`waiting for the search indexer to index the ${n(counts.products)} products`);
-  const indexStarted = performance.now();
-  for (;;) {
-    const status = await indexStatus(pool);
-    if (status.documents > 0 && status.lagSeconds === 0) break;
-    if (performance.now() - indexStarted > INDEX_TIMEOUT_MS) throw new Error(`the indexer is not done ${INDEX_TIMEOUT_MS / 60_000} min after the start\n${server.logTail()}`);
-    await sleep(500);
-  }
+  await waitForIndex(pool, server);
 
   ctx.progress(`placing ${ORDERS} orders for the account through the public API`);
   for (let i = 0; i < ORDERS; i += 1) {

@@ -10,6 +10,7 @@ import {
   BANDED_SERVICES, MAX_LINE_QUANTITY, PER_PACKAGE_SERVICE, QUOTE_LINES, basketBodies, buildBaskets, buildQuoteData, loadQuoteData, type Basket,
 } from '../lib/quote-data.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
+import { postChecked } from '../lib/http.js';
 import { startServer, type RunningServer } from '../lib/server.js';
 import { formatRate, percentile, round } from '../lib/timing.js';
 
@@ -105,10 +106,6 @@ interface AnswerStats {
   lookupBytes: number;
 }
 
-async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  return { status: response.status, text: await response.text() };
-}
 
 const taxBasisOf = (basket: Basket, gstAccountNo: string) => (basket.accountNo === gstAccountNo ? 'Gst' : 'Jurisdictions');
 
@@ -121,10 +118,10 @@ async function checkAnswers(
   for (const [i, basket] of baskets.entries()) {
     const headers = { 'x-api-key': key, 'x-customer-no': basket.accountNo };
     const label = `basket ${i} (${basket.accountNo}, ${basket.shipTo.shipToCode})`;
-    const quoted = await post(`${server.baseUrl}${PATHS.quote}`, headers, bodies.quotes[i] as string);
+    const quoted = await postChecked(`${server.baseUrl}${PATHS.quote}`, headers, bodies.quotes[i] as string);
     if (quoted.status !== 200) throw new Error(`quote of ${label} answered ${quoted.status}: ${quoted.text.slice(0, 500)}`);
     const quote = JSON.parse(quoted.text) as QuoteAnswer;
-    const looked = await post(`${server.baseUrl}${PATHS.lookup}`, headers, bodies.lookups[i] as string);
+    const looked = await postChecked(`${server.baseUrl}${PATHS.lookup}`, headers, bodies.lookups[i] as string);
     if (looked.status !== 200) throw new Error(`lookup of ${label} answered ${looked.status}: ${looked.text.slice(0, 500)}`);
     const lookup = JSON.parse(looked.text) as LookupAnswer;
 
@@ -235,7 +232,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
 
   ctx.progress('placing one order and checking it');
   const first = baskets[0] as Basket;
-  const placed = await post(`${server.baseUrl}${PATHS.order}`, { 'x-api-key': key, 'x-customer-no': first.accountNo, 'idempotency-key': `portway-bench-check-${process.pid}` }, bodies.orders[0] as string);
+  const placed = await postChecked(`${server.baseUrl}${PATHS.order}`, { 'x-api-key': key, 'x-customer-no': first.accountNo, 'idempotency-key': `portway-bench-check-${process.pid}` }, bodies.orders[0] as string);
   if (placed.status !== 201) throw new Error(`placing the order of basket 0 answered ${placed.status}: ${placed.text.slice(0, 500)}`);
   const order = JSON.parse(placed.text) as OrderAnswer;
   if (order.lines.length !== QUOTE_LINES || order.charges.length !== 1) throw new Error(`the order has ${order.lines.length} item lines and ${order.charges.length} charges, expected ${QUOTE_LINES} and 1`);

@@ -57,6 +57,8 @@ export const CHUNK_MASTERS = 500;
 export interface ChunkOptions {
   /** Master product numbers per chunk (tests pass a small one to cross chunk and fetch boundaries). */
   chunkMasters?: number;
+  /** Changed products read per fetch (`changedProducts`; tests pass a small one to cross page boundaries). */
+  changedPageRows?: number;
   /** Runs after each chunk's variants are written (tests use it to write products while a refresh or rebuild reads). */
   afterChunk?: (variants: readonly SearchVariant[]) => Promise<void>;
 }
@@ -206,27 +208,30 @@ interface Touched {
  * category written), the documents of a brand written, the documents of deleted products, and
  * every document when `full`; with the master product numbers whose variants may make them.
  */
-async function touchedSince(tx: Queryable, job: GenerationRefresh): Promise<Touched> {
+async function touchedSince(tx: Queryable, job: GenerationRefresh, pageRows?: number): Promise<Touched> {
   const { generation } = job;
   const since = job.full ? '0' : job.since;
-  const [changed, brandKeys, deleted, existing] = [
-    await changedProducts(tx, generation, since),
+  const keys = new Set<string>();
+  const masters = new Set<string>();
+  const forget: string[] = [];
+  for await (const page of changedProducts(tx, generation, since, pageRows)) {
+    for (const product of page) {
+      if (product.oldKey !== null) keys.add(product.oldKey);
+      const key = variantKey(product);
+      if (key === undefined) forget.push(product.sku);
+      else {
+        keys.add(key);
+        masters.add(product.masterProductNo as string);
+      }
+    }
+  }
+  const [brandKeys, deleted, existing] = [
     job.full ? [] : await documentsOfChangedBrands(tx, generation, since),
     await deletedSince(tx, job),
     job.full ? await documentIds(tx, generation) : [],
   ];
-  const keys = new Set<string>([...brandKeys, ...existing]);
-  const masters = new Set<string>();
-  const forget: string[] = [];
-  for (const product of changed) {
-    if (product.oldKey !== null) keys.add(product.oldKey);
-    const key = variantKey(product);
-    if (key === undefined) forget.push(product.sku);
-    else {
-      keys.add(key);
-      masters.add(product.masterProductNo as string);
-    }
-  }
+  for (const key of brandKeys) keys.add(key);
+  for (const key of existing) keys.add(key);
   for (const product of deleted) {
     keys.add(product.docKey);
     masters.add(product.masterProductNo);
@@ -250,7 +255,7 @@ async function deletedSince(tx: Queryable, job: GenerationRefresh): Promise<Inde
  */
 async function refreshGeneration(tx: Queryable, job: GenerationRefresh, options: ChunkOptions): Promise<RefreshResult> {
   const { generation } = job;
-  const { keys, masters, forget } = await touchedSince(tx, job);
+  const { keys, masters, forget } = await touchedSince(tx, job, options.changedPageRows);
   if (keys.size === 0 && forget.length === 0) return { written: 0, removed: 0 };
 
   const keyList = [...keys].sort();

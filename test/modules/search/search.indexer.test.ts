@@ -507,8 +507,8 @@ describe('search indexer in chunks of master product numbers', () => {
     assert.equal(JSON.stringify(await activeDocuments(db.pool)), before, `${label}: no document changed`);
   }
 
-  it('a first refresh over more masters than a chunk indexes what one build over everything would', async () => {
-    const result = await refresh(db.pool, { chunkMasters: 2 });
+  it('a first refresh over more masters than a chunk, reading the changes a few at a time, indexes what one build over everything would', async () => {
+    const result = await refresh(db.pool, { chunkMasters: 2, changedPageRows: 3 });
     const documents = await assertLikeSingleBuild('first refresh');
     assert.ok(documents.length > 20, `${documents.length} documents`);
     assert.equal(result.written, documents.length);
@@ -525,7 +525,7 @@ describe('search indexer in chunks of master product numbers', () => {
     await db.pool.query(`UPDATE products SET master_product_no = 'M10' WHERE sku = 'M04-S-Black'`);
     await db.pool.query(`DELETE FROM products WHERE master_product_no IN ('ZEBRA', 'M06')`);
     await insertProducts(db, [['NEW-S', 'NEW', 'Quokka', 'S', 'TOPS'], ['NEW-M', 'NEW', 'Quokka', 'M', 'TOPS'], ['A-L', 'A', 'B Red', 'L', 'MEN']]);
-    const result = await refresh(db.pool, { chunkMasters: 3 });
+    const result = await refresh(db.pool, { chunkMasters: 3, changedPageRows: 2 });
     const after = await assertLikeSingleBuild('refresh');
     const now = new Map(after.map((d) => [d.id, d]));
     assert.equal(result.removed, [...before.keys()].filter((id) => !now.has(id)).length);
