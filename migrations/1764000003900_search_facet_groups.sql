@@ -167,3 +167,19 @@ SELECT d.generation, d.brand_code, d.brand_key, f.facet, f.value, count(*)
 --    order, as search.queries.ts sorts): this index walks them in that order, so a page reads its
 --    20 documents (and those the entitlement or the filters leave out), not all 20,000 to sort them.
 CREATE INDEX search_documents_id_order ON search_documents (generation, id COLLATE "C") WHERE NOT blocked;
+
+-- 4. A search without words that finds few documents (filters that narrow: a brand and a colour,
+--    a size) reads them through the combinations that pass its filters rather than walk every
+--    document the account may see: each document is indexed by a hash of its combination's
+--    columns, and the page's statement looks up the hashes of the combinations found (a collision
+--    only brings a document the filters then leave out). array_to_string is stable only because it
+--    could print any element type; of text it is immutable, as this function is declared.
+CREATE FUNCTION search_facet_key(brand_code text, brand text, colour text, gender text, category text[],
+                                 stratification_code text, sizes_match text[]) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT hashtextextended(concat(brand_code, E'\x1f', brand, E'\x1f', colour, E'\x1f', gender, E'\x1f',
+                                 array_to_string(category, E'\x1e'), E'\x1f', stratification_code, E'\x1f',
+                                 array_to_string(sizes_match, E'\x1e')), 0)
+$$;
+CREATE INDEX search_documents_facet_key ON search_documents
+  (generation, search_facet_key(brand_code, brand, colour, gender, category, stratification_code, sizes_match)) WHERE NOT blocked;

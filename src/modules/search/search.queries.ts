@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../../platform/db/pool.js';
 import { brandCodesSql, brandVisibleSql } from '../catalogue/index.js';
 import type { SearchDocument, SearchVariant } from './search.documents.js';
@@ -205,7 +206,8 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   const matched = text
     ? `SELECT brand, category, colour, gender${flags.map((f) => `, ${f}`).join('')}, count(*) AS n
          FROM found WHERE ${countsSomewhere} GROUP BY brand, category, colour, gender${flags.map((f) => `, ${f}`).join('')}`
-    : `SELECT * FROM (SELECT d.brand, d.category, d.colour, d.gender, d.documents AS n${tests}
+    : `SELECT * FROM (SELECT d.brand, d.category, d.colour, d.gender, d.documents AS n${tests},
+                             d.brand_code, d.stratification_code, d.sizes_match
                         FROM search_facet_groups d, f
                        WHERE d.generation = ${ACTIVE_GENERATION} AND ${visible('d.brand_code', '$5', 'd.brand_key')}) m
         WHERE ${countsSomewhere}`;
@@ -236,12 +238,23 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
         WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`
     : `SELECT sum(n) FROM matched WHERE ${all()}`;
   // Without words every document is an exact match of rank 0: the page is in the sort's order alone.
-  const page = text
-    ? `SELECT * FROM found m WHERE ${all()} ORDER BY ${ORDER[query.sort]('m.')} LIMIT $3 OFFSET $4`
-    : `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_documents d, f
+  const wordlessPage = (narrow: string) => `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_documents d, f
         WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}
-              ${filters.map((filter) => ` AND ${FILTER_TESTS[filter]}`).join('')}
+              ${filters.map((filter) => ` AND ${FILTER_TESTS[filter]}`).join('')}${narrow}
         ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
+  const page = text ? `SELECT * FROM found m WHERE ${all()} ORDER BY ${ORDER[query.sort]('m.')} LIMIT $3 OFFSET $4` : wordlessPage('');
+  // Few documents found: read through the combinations found (`search_facet_key`, its index), not in
+  // page order through all the account may see. Walking in order reads about (offset + limit) ×
+  // visible / total documents, looking them up about total: the lower of the two.
+  const few = !text && filters.length > 0;
+  const fewPage = wordlessPage(`
+              AND search_facet_key(d.brand_code, d.brand, d.colour, d.gender, d.category, d.stratification_code, d.sizes_match)
+                  = ANY (ARRAY(SELECT search_facet_key(m.brand_code, m.brand, m.colour, m.gender, m.category, m.stratification_code, m.sizes_match)
+                                 FROM matched m WHERE ${all()}))`);
+  const visibleDocuments = `SELECT sum(documents) FROM search_facet_values v
+        WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`;
+  const pageJson = (cte: string) => `SELECT coalesce(json_agg(d.document ORDER BY ${(text ? ORDER : WORDLESS_ORDER)[query.sort]('p.')}), '[]')
+            FROM ${cte} p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id`;
   return `WITH ${text ? `${TEXT_CTE},` : ''}
   f AS (
     SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 6}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
@@ -253,19 +266,35 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
     ${[...fromMatched, ...fromValues].join('\n    UNION ALL\n    ')}
   ), page AS MATERIALIZED (
     ${page}
-  )
-  SELECT coalesce((${total}), 0)::integer AS total,
-         (SELECT coalesce(json_agg(d.document ORDER BY ${(text ? ORDER : WORDLESS_ORDER)[query.sort]('p.')}), '[]')
-            FROM page p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id) AS data,
-         ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}`;
+  )${few ? `, few AS MATERIALIZED (
+    ${fewPage}
+  )` : ''}
+  SELECT t.total,
+         ${few ? `CASE WHEN t.total::bigint * t.total < ($3 + $4) * coalesce((${visibleDocuments}), 0) THEN (${pageJson('few')}) ELSE (${pageJson('page')}) END`
+    : `(${pageJson('page')})`} AS data,
+         ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}
+    FROM (SELECT coalesce((${total}), 0)::integer AS total) t`;
+}
+
+/**
+ * A named (prepared) statement for `text`: each connection plans it once and then reuses the plan.
+ * The words and filter values are parameters and the statement turns them into its tsquery and its
+ * filter lists itself, so no plan is better for knowing them; planning these statements cost
+ * 2–15 ms of CPU, as much as running them. Search statements differ only by which filters are set,
+ * the sort and whether there are words: a few hundred texts at most.
+ */
+export function prepared(kind: string, text: string): string {
+  return `${kind}-${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
 }
 
 export async function searchDocuments(db: Queryable, query: SearchQuery): Promise<SearchAnswer> {
   const filters = (Object.keys(FILTER_COLUMNS) as Filter[]).filter((name) => (query.filters[name]?.length ?? 0) > 0);
-  const { rows } = await db.query<{ total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>>(
-    searchStatement(query, filters),
-    [query.brands.allowed, query.words, query.limit, query.offset, query.brands.indent, ...filters.map((name) => query.filters[name])],
-  );
+  const text = searchStatement(query, filters);
+  const { rows } = await db.query<{ total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>>({
+    name: prepared('search', text),
+    text,
+    values: [query.brands.allowed, query.words, query.limit, query.offset, query.brands.indent, ...filters.map((name) => query.filters[name])],
+  });
   const row = rows[0] as (typeof rows)[number];
   return {
     total: row.total,
