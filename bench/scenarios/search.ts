@@ -83,6 +83,11 @@ const FRESH_TIMEOUT_MS = 30_000;
 const INDEX_TIMEOUT_MS = 20 * 60_000;
 /** Goals of the issue. */
 const GOALS = { freshP99Ms: 2_000, searchP99Ms: 100, suggestP99Ms: 30, ratio: 0.4 };
+/**
+ * Goals of the load with the answer cache off besides GOALS' p99s (issue 28 item 3): a real
+ * catalogue's searches are a long tail, so the uncached figures are the ones that decide capacity.
+ */
+const UNCACHED_GOALS = { searchRps: 300, searchPostgresCpuMs: 5 };
 
 type PathName = 'search' | 'ceiling' | 'suggest';
 const PATH_NAMES: readonly PathName[] = ['search', 'ceiling', 'suggest'];
@@ -329,9 +334,19 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     suggest_p99: t.paths.suggest.load.p99Ms < GOALS.suggestP99Ms,
     ratio: ratioOf(t) >= GOALS.ratio,
   });
-  const goals = { fresh_p99: freshness.timeouts === 0 && freshP99 < GOALS.freshP99Ms, ...goalsOf(cached) };
   const cpuPerRequestMs = (cpuS: number | undefined, result: LoadResult) =>
     (cpuS === undefined || result.requests === 0 ? undefined : (cpuS * 1000) / result.requests);
+  const goals = { fresh_p99: freshness.timeouts === 0 && freshP99 < GOALS.freshP99Ms, ...goalsOf(cached) };
+  const searchPostgresCpuMs = (t: TimedLoad) => cpuPerRequestMs(t.paths.search.meters.dbCpuS, t.paths.search.load);
+  /** The issue's goals for the uncached load; `search_postgres_cpu` is null when the database runs elsewhere (its CPU unknown). */
+  const uncachedGoalsOf = (t: TimedLoad) => {
+    const dbCpu = searchPostgresCpuMs(t);
+    return {
+      search_rps: t.paths.search.load.rps >= UNCACHED_GOALS.searchRps,
+      search_postgres_cpu: dbCpu === undefined ? null : dbCpu <= UNCACHED_GOALS.searchPostgresCpuMs,
+    };
+  };
+  const uncachedGoals = { ...goalsOf(uncached), ...uncachedGoalsOf(uncached) };
   const cpuJson = (t: TimedLoad, meter: 'cpuS' | 'dbCpuS') => Object.fromEntries(PATH_NAMES.map((p) => {
     const value = cpuPerRequestMs(t.paths[p].meters[meter], t.paths[p].load);
     return [p, value === undefined ? null : round(value, 2)];
@@ -375,7 +390,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     goals,
     ...cachedRest,
     // The same load on a process with the answer cache off (SEARCH_CACHE_MAX_MB=0): every answer computed.
-    uncached: { ...loadJson(uncached), goals: goalsOf(uncached) },
+    // Its goals: those of the cached load, and the issue's search_rps and search_postgres_cpu; goal_met is all of them.
+    uncached: { ...loadJson(uncached), goals: uncachedGoals, goal_met: Object.values(uncachedGoals).every((v) => v === true) },
     products: data.products.length,
     categories: data.categories.length,
     brands: data.brands.length,
@@ -464,6 +480,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     `  freshness p99 < ${GOALS.freshP99Ms} ms: ${freshP99.toFixed(0)} ms → ${met(goals.fresh_p99)}`,
     ...goalLines(cached, 'cache on'),
     ...goalLines(uncached, 'cache off'),
+    `  cache off: search ≥ ${UNCACHED_GOALS.searchRps} requests/s: ${formatRate(uncached.paths.search.load.rps)} → ${met(uncachedGoals.search_rps)}; ` +
+      `PostgreSQL CPU per search ≤ ${UNCACHED_GOALS.searchPostgresCpuMs} ms: ${cpu(searchPostgresCpuMs(uncached))} ms → ` +
+      `${uncachedGoals.search_postgres_cpu === null ? 'unknown (PostgreSQL runs elsewhere)' : met(uncachedGoals.search_postgres_cpu)}`,
   ].join('\n');
   return { json, text };
 }

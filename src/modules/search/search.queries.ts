@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../../platform/db/pool.js';
 import { brandCodesSql, brandVisibleSql } from '../catalogue/index.js';
 import type { SearchDocument, SearchVariant } from './search.documents.js';
@@ -85,6 +86,12 @@ const ORDER: Record<Sort, (prefix: string) => string> = {
   name: (p) => `${p}sort_name COLLATE "C", ${p}id COLLATE "C"`,
   newest: (p) => `${p}first_seen DESC NULLS LAST, ${p}id COLLATE "C"`,
 };
+/** ORDER for a search without words, where every document is an exact match of rank 0. */
+const WORDLESS_ORDER: Record<Sort, (prefix: string) => string> = {
+  relevance: (p) => `${p}id COLLATE "C"`,
+  name: ORDER.name,
+  newest: ORDER.newest,
+};
 /** The columns of search_documents a sort reads besides those of relevance. */
 const SORT_COLUMNS: Record<Sort, string> = { relevance: '', name: ', d.sort_name', newest: ', d.first_seen' };
 
@@ -143,16 +150,38 @@ function counts(filters: readonly Filter[], flag: (filter: Filter) => string): s
 const RANK_WEIGHTS = `'{0, 0, 0.5, 1}'`;
 
 /**
- * One statement: `matched` is every document the account may see that holds the words (all of
- * them when there are none) and counts somewhere (`counts`), with a flag per filter; the total and
- * the page are those passing every filter. The four facets are counted in one pass over `matched` (GROUPING SETS), each
- * value's count taken over the documents passing every filter but the facet's own (disjunctive
- * facets). Category is grouped by the whole list first (a few dozen distinct lists), then summed
- * per name: unnesting every document's list cost more than the rest of the statement.
+ * The facets a search counts from search_facet_values (each value's documents per brand) rather
+ * than from what it matched: with no words, those whose counts no filter narrows (every facet when
+ * there is no filter, the filtered facet when it is the only filter).
+ */
+export function facetsCountedAlone(wordless: boolean, filters: readonly Filter[]): Facet[] {
+  if (!wordless) return [];
+  if (filters.length === 0) return [...FACETS];
+  const only = FACETS.find((name) => filters.length === 1 && FACET_FILTER[name] === filters[0]);
+  return only === undefined ? [] : [only];
+}
+
+/**
+ * One statement. `matched` is what the account may see that holds the words (everything when there
+ * are none) and counts somewhere (`counts`): rows of the facets' columns, a flag per filter and a
+ * weight `n`, the number of documents they stand for. The total is the weight passing every filter.
+ * The facets are counted in one pass over `matched` (GROUPING SETS), each value's count taken over
+ * the documents passing every filter but the facet's own (disjunctive facets). Category is grouped
+ * by the whole list first (a few dozen distinct lists), then summed per name.
+ *
+ * With words, `found` holds the documents found (the page is read from it) and `matched` the same
+ * grouped by what the counting reads: a few hundred rows for thousands of documents. Without words,
+ * `matched` is the rows of search_facet_groups (migration 1764000003900), the counts kept per
+ * combination of those columns, so no document is read to count; the facets no filter narrows
+ * (`facetsCountedAlone`) come from search_facet_values; the page is read from the documents in its
+ * order (an index walks `id`). Entitlement and filters test every row as they test a document.
  */
 function searchStatement(query: SearchQuery, filters: readonly Filter[]): string {
   const text = query.words.length > 0;
+  const alone = facetsCountedAlone(!text, filters);
+  const grouped = FACETS.filter((name) => !alone.includes(name));
   const flag = (filter: Filter) => `f_${FILTER_COLUMNS[filter]}`;
+  const flags = filters.map(flag);
   const all = (except?: Filter) => filters.filter((f) => f !== except).map(flag).join(' AND ') || 'true';
   const counted = (name: Facet) => `n_${FACET_COLUMN[name]}`;
   const facet = (name: Facet) => {
@@ -165,36 +194,107 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
        FROM (SELECT ${value} AS value, n FROM ${source} v
               WHERE ${value} IS NOT NULL AND btrim(${value}) <> '' ORDER BY n DESC, ${value} COLLATE "C" LIMIT ${MAX_FACET_VALUES}) x)`;
   };
+  const tests = filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('');
+  const found = `SELECT d.id, d.brand, d.category, d.colour, d.gender${SORT_COLUMNS[query.sort]},
+             d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank
+             ${tests}
+        FROM search_documents d, f
+       WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}
+         AND d.search @@ (SELECT loose FROM queries)`;
+  // A facet counted alone needs no row of `matched`: with one filter, only the rows passing it count.
+  const countsSomewhere = alone.length > 0 ? all() : counts(filters, flag);
+  const matched = text
+    ? `SELECT brand, category, colour, gender${flags.map((f) => `, ${f}`).join('')}, count(*) AS n
+         FROM found WHERE ${countsSomewhere} GROUP BY brand, category, colour, gender${flags.map((f) => `, ${f}`).join('')}`
+    : `SELECT * FROM (SELECT d.brand, d.category, d.colour, d.gender, d.documents AS n${tests},
+                             d.brand_code, d.stratification_code, d.sizes_match
+                        FROM search_facet_groups d, f
+                       WHERE d.generation = ${ACTIVE_GENERATION} AND ${visible('d.brand_code', '$5', 'd.brand_key')}) m
+        WHERE ${countsSomewhere}`;
+  const sum = (condition: string) => `coalesce(sum(n) FILTER (WHERE ${condition}), 0)`;
+  const zero = '0::bigint';
+  const sets = grouped.map((name) => `(${FACET_COLUMN[name]})`).join(', ');
+  // GROUPING(brand, colour, gender, category) of each row, a facet counted alone being always left out.
+  const bits = (['brand', 'colour', 'gender', 'category'] as const).map((column, i) => {
+    const bit = 1 << (3 - i);
+    return grouped.some((name) => FACET_COLUMN[name] === column) ? `GROUPING(${column}) * ${bit}` : String(bit);
+  }).join(' + ');
+  const column = (name: 'brand' | 'colour' | 'gender' | 'category') => (grouped.some((facetName) => FACET_COLUMN[facetName] === name)
+    ? name : `NULL::${name === 'category' ? 'text[]' : 'text'} AS ${name}`);
+  const fromMatched = grouped.length === 0 ? [] : [`SELECT ${column('brand')}, ${column('colour')}, ${column('gender')}, ${column('category')}, ${bits} AS g,
+           ${FACETS.map((name) => `${grouped.includes(name) ? sum(all(FACET_FILTER[name])) : zero} AS ${counted(name)}`).join(', ')}
+      FROM matched GROUP BY GROUPING SETS (${sets})`];
+  const fromValues = alone.length === 0 ? [] : [`SELECT CASE WHEN v.facet = 'Brand' THEN v.value END AS brand, CASE WHEN v.facet = 'Colour' THEN v.value END AS colour,
+           CASE WHEN v.facet = 'Gender' THEN v.value END AS gender, CASE WHEN v.facet = 'Category' THEN ARRAY[v.value] END AS category,
+           CASE v.facet ${FACETS.map((name) => `WHEN '${name}' THEN ${FACET_GROUPING[name]}`).join(' ')} END AS g,
+           ${FACETS.map((name) => `CASE WHEN v.facet = '${name}' THEN v.n ELSE 0 END AS ${counted(name)}`).join(', ')}
+      FROM (SELECT facet, value, sum(documents) AS n FROM search_facet_values v
+             WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet IN (${alone.map((name) => `'${name}'`).join(', ')})
+               AND ${visible('v.brand_code', '$5', 'v.brand_key')}
+             GROUP BY facet, value) v`];
+  // With no filter the total is the Brand facet's counts alone, null brand included.
+  const total = filters.length === 0 && !text
+    ? `SELECT sum(documents) FROM search_facet_values v
+        WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`
+    : `SELECT sum(n) FROM matched WHERE ${all()}`;
+  // Without words every document is an exact match of rank 0: the page is in the sort's order alone.
+  const wordlessPage = (narrow: string) => `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_documents d, f
+        WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}
+              ${filters.map((filter) => ` AND ${FILTER_TESTS[filter]}`).join('')}${narrow}
+        ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
+  const page = text ? `SELECT * FROM found m WHERE ${all()} ORDER BY ${ORDER[query.sort]('m.')} LIMIT $3 OFFSET $4` : wordlessPage('');
+  // Few documents found: read through the combinations found (`search_facet_key`, its index), not in
+  // page order through all the account may see. Walking in order reads about (offset + limit) ×
+  // visible / total documents, looking them up about total: the lower of the two.
+  const few = !text && filters.length > 0;
+  const fewPage = wordlessPage(`
+              AND search_facet_key(d.brand_code, d.brand, d.colour, d.gender, d.category, d.stratification_code, d.sizes_match)
+                  = ANY (ARRAY(SELECT search_facet_key(m.brand_code, m.brand, m.colour, m.gender, m.category, m.stratification_code, m.sizes_match)
+                                 FROM matched m WHERE ${all()}))`);
+  const visibleDocuments = `SELECT sum(documents) FROM search_facet_values v
+        WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`;
+  const pageJson = (cte: string) => `SELECT coalesce(json_agg(d.document ORDER BY ${(text ? ORDER : WORDLESS_ORDER)[query.sort]('p.')}), '[]')
+            FROM ${cte} p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id`;
   return `WITH ${text ? `${TEXT_CTE},` : ''}
   f AS (
     SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 6}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
-  ), matched AS MATERIALIZED (
-    SELECT * FROM (
-      SELECT d.id, d.brand, d.category, d.colour, d.gender${SORT_COLUMNS[query.sort]},
-             ${text ? `d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank` : 'true AS exact, 0::real AS rank'}
-             ${filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('')}
-        FROM search_documents d, f
-       WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}${text ? ' AND d.search @@ (SELECT loose FROM queries)' : ''}
-    ) m WHERE ${counts(filters, flag)}
+  ),${text ? ` found AS MATERIALIZED (
+    ${found}
+  ),` : ''} matched AS MATERIALIZED (
+    ${matched}
   ), facet_counts AS (
-    SELECT brand, colour, gender, category, GROUPING(brand, colour, gender, category) AS g, count(*) FILTER (WHERE ${all()}) AS n_all,
-           ${FACETS.map((name) => `count(*) FILTER (WHERE ${all(FACET_FILTER[name])}) AS ${counted(name)}`).join(', ')}
-      FROM matched m GROUP BY GROUPING SETS ((brand), (colour), (gender), (category))
-  ), page AS (
-    SELECT * FROM matched m WHERE ${all()} ORDER BY ${ORDER[query.sort]('m.')} LIMIT $3 OFFSET $4
-  )
-  SELECT (SELECT coalesce(sum(n_all), 0) FROM facet_counts WHERE g = ${FACET_GROUPING.Brand})::integer AS total,
-         (SELECT coalesce(json_agg(d.document ORDER BY ${ORDER[query.sort]('p.')}), '[]')
-            FROM page p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id) AS data,
-         ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}`;
+    ${[...fromMatched, ...fromValues].join('\n    UNION ALL\n    ')}
+  ), page AS MATERIALIZED (
+    ${page}
+  )${few ? `, few AS MATERIALIZED (
+    ${fewPage}
+  )` : ''}
+  SELECT t.total,
+         ${few ? `CASE WHEN t.total::bigint * t.total < ($3 + $4) * coalesce((${visibleDocuments}), 0) THEN (${pageJson('few')}) ELSE (${pageJson('page')}) END`
+    : `(${pageJson('page')})`} AS data,
+         ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}
+    FROM (SELECT coalesce((${total}), 0)::integer AS total) t`;
+}
+
+/**
+ * A named (prepared) statement for `text`: each connection plans it once and then reuses the plan.
+ * The words and filter values are parameters and the statement turns them into its tsquery and its
+ * filter lists itself, so no plan is better for knowing them; planning these statements cost
+ * 2–15 ms of CPU, as much as running them. Search statements differ only by which filters are set,
+ * the sort and whether there are words: a few hundred texts at most.
+ */
+export function prepared(kind: string, text: string): string {
+  return `${kind}-${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
 }
 
 export async function searchDocuments(db: Queryable, query: SearchQuery): Promise<SearchAnswer> {
   const filters = (Object.keys(FILTER_COLUMNS) as Filter[]).filter((name) => (query.filters[name]?.length ?? 0) > 0);
-  const { rows } = await db.query<{ total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>>(
-    searchStatement(query, filters),
-    [query.brands.allowed, query.words, query.limit, query.offset, query.brands.indent, ...filters.map((name) => query.filters[name])],
-  );
+  const text = searchStatement(query, filters);
+  const { rows } = await db.query<{ total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>>({
+    name: prepared('search', text),
+    text,
+    values: [query.brands.allowed, query.words, query.limit, query.offset, query.brands.indent, ...filters.map((name) => query.filters[name])],
+  });
   const row = rows[0] as (typeof rows)[number];
   return {
     total: row.total,

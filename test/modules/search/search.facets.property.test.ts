@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { brandEntitlement } from '../../../src/modules/catalogue/index.js';
+import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
+import type { Filter } from '../../../src/modules/search/search.params.js';
+import { FACETS, MAX_FACET_VALUES, facetsCountedAlone, searchDocuments, type Facet, type FacetValue } from '../../../src/modules/search/search.queries.js';
+import { deleteDocuments, upsertDocuments } from '../../../src/modules/search/search.repository.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+
+/**
+ * Over generated catalogues, entitlements and filters: a search's total, facet counts and page are
+ * exactly those of a plain count over the documents the account may see (not blocked, an entitled
+ * brand) that hold the word and pass the filters, each facet counted under every filter but its
+ * own, whether the statement counts the documents it found or, without words, the combinations
+ * search_facet_groups and search_facet_values keep (migration 1764000003900). The documents are
+ * written, rewritten and deleted through the repository, so the kept counts follow every kind of
+ * write; after each run they must equal the documents counted afresh.
+ */
+
+const BRANDS = [{ code: 'A', name: 'Acme', restricted: false }, { code: 'B', name: 'Bolt', restricted: false }, { code: 'R', name: 'Rare', restricted: true }];
+const BRAND_CODES = ['A', 'B', 'R', ' A', 'ZED', null] as const;
+const BRAND_NAMES: Record<string, string> = { A: 'Acme', B: 'Bolt', R: 'Rare' };
+const COLOURS = ['Red', 'red', 'Blue', 'Green'];
+const GENDERS = [null, 'Men', 'Women', ''];
+const CATEGORIES = ['Men', 'Tops', 'Hoodies', 'Women', ' '];
+const SIZES = ['S', 'M', 'l', 'XL'];
+const STRATIFICATIONS = [null, 'CORE', 'core', 'FASHION'];
+const WORDS = ['alpha', 'bravo', 'charlie'];
+
+const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
+const subset = <T>(values: readonly T[]) => fc.uniqueArray(pick(values), { maxLength: values.length });
+
+const documentArb = fc.record({
+  brandCode: pick(BRAND_CODES),
+  colour: pick(COLOURS),
+  gender: pick(GENDERS),
+  category: subset(CATEGORIES),
+  sizes: subset(SIZES),
+  stratification: pick(STRATIFICATIONS),
+  blocked: fc.boolean(),
+  words: subset(WORDS),
+});
+type DocumentSpec = typeof documentArb extends fc.Arbitrary<infer T> ? T : never;
+
+function documentOf(n: number, spec: DocumentSpec): SearchDocument {
+  const code = spec.brandCode;
+  return {
+    id: `p${String(n).padStart(3, '0')}_red`, ProductNo: `P${n}`, Description: ['Item', ...spec.words].join(' '),
+    Brand: code === null ? null : (BRAND_NAMES[code.trim()] ?? code), BrandCode: code, Colour: spec.colour, Gender: spec.gender,
+    FabricType: null, SleeveLength: null, StyleDescription: null, FabricComposition: null, StratificationCode: spec.stratification,
+    Category: spec.category, AvailableSizes: spec.sizes, Blocked: spec.blocked, images: [],
+  };
+}
+
+const FILTER_VALUES: Record<Filter, readonly string[]> = {
+  brand: ['acme', 'BOLT', 'a', 'rare', 'zed'], category: ['men', 'TOPS', 'hoodies'], colour: ['red', 'BLUE', 'green'],
+  gender: ['men', 'WOMEN'], size: ['s', 'L', 'xl'], stratificationCode: ['core', 'Fashion'],
+};
+const filtersArb = fc.record(
+  Object.fromEntries(Object.entries(FILTER_VALUES).map(([name, values]) => [name, fc.uniqueArray(pick(values), { minLength: 1, maxLength: 2 })])),
+  { requiredKeys: [] },
+) as fc.Arbitrary<Partial<Record<Filter, string[]>>>;
+
+const passes = (d: SearchDocument, filter: Filter, values: readonly string[]): boolean => {
+  const has = (value: string | null) => value !== null && values.some((v) => v.toLowerCase() === value.toLowerCase());
+  switch (filter) {
+    case 'brand': return has(d.Brand) || has(d.BrandCode);
+    case 'category': return d.Category.some(has);
+    case 'colour': return has(d.Colour);
+    case 'gender': return has(d.Gender);
+    case 'size': return d.AvailableSizes.some(has);
+    case 'stratificationCode': return has(d.StratificationCode);
+  }
+};
+const FACET_FILTER: Record<Facet, Filter> = { Brand: 'brand', Category: 'category', Colour: 'colour', Gender: 'gender' };
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The facets as the interface defines them, counted by hand. */
+function expectedFacets(found: readonly SearchDocument[], filters: Partial<Record<Filter, string[]>>): Record<Facet, FacetValue[]> {
+  const set = Object.entries(filters) as Array<[Filter, string[]]>;
+  return Object.fromEntries(FACETS.map((name) => {
+    const counts = new Map<string, number>();
+    for (const d of found) {
+      if (!set.every(([filter, values]) => filter === FACET_FILTER[name] || passes(d, filter, values))) continue;
+      const values = name === 'Category' ? d.Category : [name === 'Brand' ? d.Brand : name === 'Colour' ? d.Colour : d.Gender];
+      for (const value of values) {
+        if (value === null || value.replace(/^ +| +$/g, '') === '') continue;
+        counts.set(value, (counts.get(value) ?? 0) + 1);
+      }
+    }
+    const list = [...counts].map(([value, count]) => ({ value, count }))
+      .sort((a, b) => b.count - a.count || byCodeUnits(a.value, b.value)).slice(0, MAX_FACET_VALUES);
+    return [name, list];
+  })) as Record<Facet, FacetValue[]>;
+}
+
+describe('search facet counts (property)', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+    await db.pool.query('INSERT INTO brands (code, name, restricted) SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])',
+      [BRANDS.map((b) => b.code), BRANDS.map((b) => b.name), BRANDS.map((b) => b.restricted)]);
+  });
+  after(async () => { await db.drop(); });
+
+  it('counts only one facet from search_facet_values when it alone is filtered, every facet when nothing is', () => {
+    assert.deepEqual(facetsCountedAlone(true, []), [...FACETS]);
+    assert.deepEqual(facetsCountedAlone(true, ['colour']), ['Colour']);
+    assert.deepEqual(facetsCountedAlone(true, ['size']), []);
+    assert.deepEqual(facetsCountedAlone(true, ['colour', 'gender']), []);
+    assert.deepEqual(facetsCountedAlone(false, []), []);
+  });
+
+  it('total, facets and page equal a plain count over the visible documents, for any catalogue, entitlement and filters', async () => {
+    const { rows: [state] } = await db.pool.query<{ generation: number }>('SELECT active_generation AS generation FROM search_state');
+    const generation = (state as { generation: number }).generation;
+    const restricted = new Set(BRANDS.filter((b) => b.restricted).map((b) => b.code));
+    await fc.assert(fc.asyncProperty(
+      fc.array(documentArb, { minLength: 1, maxLength: 25 }),
+      fc.array(documentArb, { maxLength: 10 }),
+      fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 5 }),
+      fc.record({ allowed: subset(['A', 'B', 'R', 'ZED']), indent: subset(['A', 'R']) }),
+      fc.array(fc.record({ words: fc.oneof(fc.constant([] as string[]), fc.constantFrom(...WORDS).map((w) => [w])), filters: filtersArb,
+        page: fc.record({ limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 6 }) }) }), { minLength: 1, maxLength: 6 }),
+      async (specs, rewrites, removed, brands, queries) => {
+        await db.pool.query('DELETE FROM search_documents');
+        let documents = specs.map((spec, n) => documentOf(n, spec));
+        await upsertDocuments(db.pool, generation, documents, { batch: 7 });
+        // Rewrite some (an update: the counts move from the old combination to the new) and delete some.
+        const changed = rewrites.map((spec, n) => documentOf(n, spec)).filter((d) => documents.some((e) => e.id === d.id));
+        await upsertDocuments(db.pool, generation, changed, { batch: 3 });
+        documents = documents.map((d) => changed.find((c) => c.id === d.id) ?? d);
+        const gone = documents.filter((_, n) => removed.includes(n)).map((d) => d.id);
+        await deleteDocuments(db.pool, generation, gone);
+        documents = documents.filter((d) => !gone.includes(d.id));
+        // Another generation's documents (a rebuild under way) count for nothing.
+        await upsertDocuments(db.pool, generation + 1, documents.slice(0, 3).map((d) => ({ ...d, Blocked: false, Colour: 'Other' })));
+
+        const mayBuy = brandEntitlement({ allowedBrands: brands.allowed.join(','), indentBrands: brands.indent.join(',') }, restricted);
+        const visible = documents.filter((d) => !d.Blocked && mayBuy(d.BrandCode));
+        for (const query of queries) {
+          const found = visible.filter((d) => query.words.every((w) => (d.Description ?? '').split(' ').includes(w)));
+          const filters = Object.entries(query.filters) as Array<[Filter, string[]]>;
+          const passing = found.filter((d) => filters.every(([filter, values]) => passes(d, filter, values)))
+            .sort((a, b) => byCodeUnits(a.id, b.id));
+          const answer = await searchDocuments(db.pool, {
+            brands, words: query.words, filters: query.filters, sort: 'relevance', limit: query.page.limit, offset: query.page.offset,
+          });
+          const label = JSON.stringify({ brands, query });
+          assert.equal(answer.total, passing.length, label);
+          assert.deepEqual(answer.facets, expectedFacets(found, query.filters), label);
+          const page = passing.slice(query.page.offset, query.page.offset + query.page.limit);
+          if (query.words.length === 0) assert.deepEqual(answer.data.map((d) => d.id), page.map((d) => d.id), label);
+          else {
+            assert.equal(answer.data.length, page.length, label);
+            assert.ok(answer.data.every((d) => passing.some((p) => p.id === d.id)), label);
+          }
+        }
+        // The kept counts are the documents' counted afresh.
+        const { rows: [drift] } = await db.pool.query<{ groups: number; values: number }>(
+          `WITH kept_groups AS (
+             SELECT generation, brand_code, brand_key, brand, colour, gender, category, category_match, stratification_code, sizes_match, documents
+               FROM search_facet_groups
+           ), counted_groups AS (
+             SELECT generation, brand_code, brand_key, brand, colour, gender, category, category_match, stratification_code, sizes_match,
+                    count(*)::integer FROM search_documents WHERE NOT blocked GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+           ), kept_values AS (
+             SELECT generation, brand_code, brand_key, facet, value, documents FROM search_facet_values
+           ), counted_values AS (
+             SELECT d.generation, d.brand_code, d.brand_key, f.facet, f.value, count(*)::integer FROM search_documents d
+               CROSS JOIN LATERAL (VALUES ('Brand', d.brand), ('Colour', d.colour), ('Gender', d.gender)
+                                   UNION ALL SELECT 'Category', c FROM unnest(d.category) c) f(facet, value)
+              WHERE NOT d.blocked GROUP BY 1, 2, 3, 4, 5
+           )
+           SELECT (SELECT count(*) FROM (TABLE kept_groups EXCEPT ALL TABLE counted_groups) x)::integer
+                + (SELECT count(*) FROM (TABLE counted_groups EXCEPT ALL TABLE kept_groups) x)::integer AS groups,
+                  (SELECT count(*) FROM (TABLE kept_values EXCEPT ALL TABLE counted_values) x)::integer
+                + (SELECT count(*) FROM (TABLE counted_values EXCEPT ALL TABLE kept_values) x)::integer AS values`,
+        );
+        assert.deepEqual(drift, { groups: 0, values: 0 });
+      },
+    ), { numRuns: 40 });
+  });
+});
