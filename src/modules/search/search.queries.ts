@@ -45,15 +45,26 @@ const visible = (brandCode: string, indent: string, key?: string): string => bra
 
 const ACTIVE_GENERATION = '(SELECT active_generation FROM search_state)';
 
-/** How each filter tests a document of `matched` (`f` holds the lowercased values sent; `*_match` the lists lowercased, migration 1764000001500). */
-const FILTER_TESTS: Record<Filter, string> = {
-  brand: '(lower(d.brand) = ANY(f.brand) OR lower(d.brand_code) = ANY(f.brand))',
+/**
+ * How each filter tests a row (`d`): equality of the lowercased values, `f` holding those sent
+ * lowercased and `lowered` giving a column of `d` lowercased. A document lowercases its columns as
+ * it is tested; search_facet_groups keeps them lowercased (`*_match`, migration 1764000003950),
+ * since lowercasing cost more than the rest of a search without words, which tests every
+ * combination the account may see. Both keep the lists lowercased (`category_match`,
+ * `sizes_match`, migrations 1764000001500 and 1764000003900).
+ */
+const filterTests = (lowered: (column: string) => string): Record<Filter, string> => ({
+  brand: `(${lowered('brand')} = ANY(f.brand) OR ${lowered('brand_code')} = ANY(f.brand))`,
   category: 'd.category_match && f.category',
-  colour: 'lower(d.colour) = ANY(f.colour)',
-  gender: 'lower(d.gender) = ANY(f.gender)',
+  colour: `${lowered('colour')} = ANY(f.colour)`,
+  gender: `${lowered('gender')} = ANY(f.gender)`,
   size: 'd.sizes_match && f.size',
-  stratificationCode: 'lower(d.stratification_code) = ANY(f.stratification_code)',
-};
+  stratificationCode: `${lowered('stratification_code')} = ANY(f.stratification_code)`,
+});
+/** The tests of a document (search_documents). */
+const FILTER_TESTS = filterTests((column) => `lower(d.${column})`);
+/** The tests of a combination (search_facet_groups). */
+const GROUP_FILTER_TESTS = filterTests((column) => `d.${column}_match`);
 const FILTER_COLUMNS: Record<Filter, string> = {
   brand: 'brand', category: 'category', colour: 'colour', gender: 'gender', size: 'size', stratificationCode: 'stratification_code',
 };
@@ -195,6 +206,7 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
               WHERE ${value} IS NOT NULL AND btrim(${value}) <> '' ORDER BY n DESC, ${value} COLLATE "C" LIMIT ${MAX_FACET_VALUES}) x)`;
   };
   const tests = filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('');
+  const groupTests = filters.map((filter) => `, ${GROUP_FILTER_TESTS[filter]} AS ${flag(filter)}`).join('');
   const found = `SELECT d.id, d.brand, d.category, d.colour, d.gender${SORT_COLUMNS[query.sort]},
              d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank
              ${tests}
@@ -206,7 +218,7 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   const matched = text
     ? `SELECT brand, category, colour, gender${flags.map((f) => `, ${f}`).join('')}, count(*) AS n
          FROM found WHERE ${countsSomewhere} GROUP BY brand, category, colour, gender${flags.map((f) => `, ${f}`).join('')}`
-    : `SELECT * FROM (SELECT d.brand, d.category, d.colour, d.gender, d.documents AS n${tests},
+    : `SELECT * FROM (SELECT d.brand, d.category, d.colour, d.gender, d.documents AS n${groupTests},
                              d.brand_code, d.stratification_code, d.sizes_match
                         FROM search_facet_groups d, f
                        WHERE d.generation = ${ACTIVE_GENERATION} AND ${visible('d.brand_code', '$5', 'd.brand_key')}) m
