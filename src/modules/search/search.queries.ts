@@ -180,8 +180,11 @@ export function facetsCountedAlone(wordless: boolean, filters: readonly Filter[]
  * the documents passing every filter but the facet's own (disjunctive facets). Category is grouped
  * by the whole list first (a few dozen distinct lists), then summed per name.
  *
- * With words, `found` holds the documents found (the page is read from it) and `matched` the same
- * grouped by what the counting reads: a few hundred rows for thousands of documents. Without words,
+ * With words, `found` holds the documents found, read from search_matches (migration
+ * 1764000003960: an unblocked document's columns that matching, entitlement, ranking, the filters,
+ * the facets and the sorts read, the wide row being read for the page's documents alone), and
+ * `matched` the same grouped by what the counting reads: a few hundred rows for thousands of
+ * documents. Without words,
  * `matched` is the rows of search_facet_groups (migration 1764000003900), the counts kept per
  * combination of those columns, so no document is read to count; the facets no filter narrows
  * (`facetsCountedAlone`) come from search_facet_values; the page is read from the documents in its
@@ -210,8 +213,8 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   const found = `SELECT d.id, d.brand, d.category, d.colour, d.gender${SORT_COLUMNS[query.sort]},
              d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank
              ${tests}
-        FROM search_documents d, f
-       WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}
+        FROM search_matches d, f
+       WHERE d.generation = ${ACTIVE_GENERATION} AND ${visible('d.brand_code', '$5', 'd.brand_key')}
          AND d.search @@ (SELECT loose FROM queries)`;
   // A facet counted alone needs no row of `matched`: with one filter, only the rows passing it count.
   const countsSomewhere = alone.length > 0 ? all() : counts(filters, flag);
@@ -352,8 +355,8 @@ const lexemeSql = (column: string): string => `('''' || replace(replace(${column
  * two as close, the one more documents hold comes first. One statement, entitlement inside it.
  */
 export async function spellingCandidates(db: Queryable, brands: BrandLists, words: readonly string[]): Promise<SpellingAnswer> {
-  const shown = (condition: string) => `SELECT 1 FROM search_documents d
-                   WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$3', 'd.brand_key')} AND ${condition}`;
+  const shown = (condition: string) => `SELECT 1 FROM search_matches d
+                   WHERE d.generation = ${ACTIVE_GENERATION} AND ${visible('d.brand_code', '$3', 'd.brand_key')} AND ${condition}`;
   const { rows } = await db.query<SpellingAnswer>(
     `WITH ${TEXT_CTE},
      per_word AS (

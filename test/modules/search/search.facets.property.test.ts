@@ -15,7 +15,8 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
  * own, whether the statement counts the documents it found or, without words, the combinations
  * search_facet_groups and search_facet_values keep (migration 1764000003900). The documents are
  * written, rewritten and deleted through the repository, so the kept counts follow every kind of
- * write; after each run they must equal the documents counted afresh.
+ * write; after each run they must equal the documents counted afresh, and search_matches, where a
+ * search with words matches, must hold the unblocked documents' columns.
  */
 
 const BRANDS = [{ code: 'A', name: 'Acme', restricted: false }, { code: 'B', name: 'Bolt', restricted: false }, { code: 'R', name: 'Rare', restricted: true }];
@@ -179,6 +180,19 @@ describe('search facet counts (property)', () => {
                 + (SELECT count(*) FROM (TABLE counted_values EXCEPT ALL TABLE kept_values) x)::integer AS values`,
         );
         assert.deepEqual(drift, { groups: 0, values: 0 });
+        // search_matches (migration 1764000003960) holds every unblocked document's columns, and no other row.
+        const { rows: [matches] } = await db.pool.query<{ missing: number; extra: number }>(
+          `WITH kept AS (
+             SELECT generation, id, brand_code, brand_key, brand, colour, gender, category, category_match, stratification_code,
+                    sizes_match, sort_name, first_seen, search::text FROM search_matches
+           ), documents AS (
+             SELECT generation, id, brand_code, brand_key, brand, colour, gender, category, category_match, stratification_code,
+                    sizes_match, sort_name, first_seen, search::text FROM search_documents WHERE NOT blocked
+           )
+           SELECT (SELECT count(*) FROM (TABLE documents EXCEPT ALL TABLE kept) x)::integer AS missing,
+                  (SELECT count(*) FROM (TABLE kept EXCEPT ALL TABLE documents) x)::integer AS extra`,
+        );
+        assert.deepEqual(matches, { missing: 0, extra: 0 });
       },
     ), { numRuns: 40 });
   });
