@@ -42,12 +42,6 @@ export function createPool(options: PoolOptions): pg.Pool {
     ...(pooled ? {} : { lock_timeout: lockTimeout, statement_timeout: statementTimeout }),
   });
   guardConnections(pool);
-  if (!pooled) {
-    // Sent before the connection's first statement (pg queues it ahead of the checkout's).
-    pool.on('connect', (client) => {
-      client.query(GENERIC_PLANS).catch(() => undefined); // a connection that cannot take it fails its next statement too
-    });
-  }
   if (pooled) {
     const begin = `BEGIN; SET LOCAL lock_timeout = ${Math.trunc(lockTimeout)}; SET LOCAL statement_timeout = ${Math.trunc(statementTimeout)}`;
     pool.on('connect', (client) => {
@@ -57,17 +51,6 @@ export function createPool(options: PoolOptions): pg.Pool {
   }
   return pool;
 }
-
-/**
- * A named (prepared) statement is planned once per connection and the plan reused, as its callers
- * mean it to be. PostgreSQL's default (`plan_cache_mode = auto`) plans it again for its parameters
- * at each execution whenever the plan made without them is estimated dearer than those made with
- * them, which for the search statements was every time: planning took ~15% of a search's CPU, for
- * plans no better (the statements turn their parameters into a tsquery and lists at run time).
- * Behind a transaction pooler statements are unnamed and planned each time anyway, and a session
- * setting would reach other clients: not sent there. decisions.md "Search: fewer rows a search reads".
- */
-const GENERIC_PLANS = 'SET plan_cache_mode = force_generic_plan';
 
 /** What `inTransaction` sends to begin on a client of a pool behind a transaction pooler (createPool). */
 const BEGIN_STATEMENT = new WeakMap<pg.ClientBase, string>();
