@@ -28,10 +28,11 @@ CREATE TABLE search_matches (
 );
 -- The tsvector is what matching and ranking read: in the row, not in the TOAST table.
 ALTER TABLE search_matches ALTER COLUMN search SET STORAGE MAIN;
-CREATE INDEX search_matches_search ON search_matches USING gin (search);
 
 -- Statement triggers keep the rows with the documents, in the transaction that writes them. An
 -- update removes a document's row and writes it again (it may have been blocked or unblocked).
+-- Creating them locks search_documents against writes until this migration commits, so the copy
+-- below, made after them, misses no document an older process writes meanwhile.
 CREATE FUNCTION search_matches_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO search_matches (generation, id, brand_code, brand_key, brand, colour, gender, category, category_match,
@@ -82,3 +83,5 @@ SELECT generation, id, brand_code, brand_key, brand, colour, gender, category, c
        stratification_code, sizes_match, sort_name, first_seen, search
   FROM search_documents WHERE NOT blocked
  ORDER BY generation, product_no, id;
+-- Built once the rows are in (a GIN index is built far faster than filled row by row).
+CREATE INDEX search_matches_search ON search_matches USING gin (search);
