@@ -306,9 +306,9 @@ export function prepared(kind: string, text: string): string {
  * `statement` with its parameters ($1 … $`types.length`) read once into the one-row CTE `p`, and
  * every use of one reading it from there. A prepared statement is planned again for its
  * parameters' values at each execution (`plan_cache_mode = auto`) for as long as the plan made for
- * values is estimated cheaper than the one made without them, which it was for every search: the
- * values' lengths and the page's limit changed the estimates, never the plan, and planning cost
- * ~15% of a search's CPU. Read through `p`, the values are unknown to the planner either way: the
+ * values is estimated cheaper than the one made without them, which it was for every search with
+ * words: the values' lengths and the page's limit lowered the estimates, not the time the plan
+ * took, and planning cost ~15% of a search's CPU. Read through `p`, the values are unknown to the planner either way: the
  * plans estimate alike, and after its first five executions a connection reuses the one it made
  * once. (`force_generic_plan` for the connection would do it too, but also for the lookup's
  * statements, whose plans for values are several times faster.)
