@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { MAX_BATCH_ITEMS, prepareBatch, type BatchDefinition } from '../../src/platform/http/envelope.js';
 import { createPool, withTransaction, type Pool, type Queryable } from '../../src/platform/db/pool.js';
+import { INDEXER_WAIT_MS, truncateTables, waitForIndexer } from './indexer.js';
 import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster } from './machine.js';
 import { putBatch, serialiseEnvelope, type EnvelopeBatch } from './http.js';
 import type { BenchContext, ScenarioResult } from './scenario.js';
@@ -203,13 +204,22 @@ export async function runIngest<TItem>(
   const server = await startServer({ databaseUrl: database.url });
   ctx.defer(() => server.stop());
 
+  // The service's search indexer works through what the last phase wrote (and through a
+  // TRUNCATE) in its own time: it must be done before the tables are emptied and before anything
+  // is timed, so its refreshes neither hold up the set-up nor land in the other path's timing.
+  const indexerDone = async () => {
+    if (!(await waitForIndexer(pool))) {
+      ctx.progress(`the search indexer had not caught up after ${INDEXER_WAIT_MS / 60_000} min (a long transaction elsewhere on the server?); going on`);
+    }
+  };
   const emptyTables = async () => {
-    // CASCADE: tables the bench never writes may still reference these (user_accounts → accounts),
-    // and PostgreSQL refuses to truncate a referenced table without them.
-    await pool.query(`TRUNCATE ${tableNames} CASCADE`);
+    await indexerDone();
+    await truncateTables(pool, spec.tables.map((t) => t.name));
+    await indexerDone();
     await checkpoint(pool);
   };
   const settle = async () => {
+    await indexerDone();
     await pool.query(`VACUUM (ANALYZE) ${tableNames}`);
     await checkpoint(pool);
   };
