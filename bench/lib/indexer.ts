@@ -1,6 +1,6 @@
-import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { withTransaction, type Pool } from '../../src/platform/db/pool.js';
-import { lockIndexWrites } from '../../src/modules/search/search.repository.js';
+import { LOOP_LOCK, lockIndexWrites } from '../../src/modules/search/search.repository.js';
 
 /**
  * The service's search indexer, seen from a benchmark: every write to products (and a TRUNCATE of
@@ -11,29 +11,8 @@ import { lockIndexWrites } from '../../src/modules/search/search.repository.js';
  * timeout` in emptyTables), and the refresh of one path's load ran during the other path's timing.
  */
 
-/** How long `waitForIndexer` waits before it gives up (and the bench goes on, saying so). */
-export const INDEXER_WAIT_MS = 5 * 60_000;
-
-/**
- * Waits until the indexer has finished a refresh that began after every write committed before the
- * call: the watermark a refresh saves is its snapshot's xmin, so one above a transaction id taken
- * now saw everything committed before it. The indexer refreshes at least every
- * SEARCH_REFRESH_INTERVAL_MS (2 s), so an idle one passes the mark within that. On a shared server
- * another session's long transaction holds every snapshot's xmin back; after `timeoutMs` this
- * returns false instead of failing the run. Returns whether the indexer caught up.
- */
-export async function waitForIndexer(pool: Pool, timeoutMs = INDEXER_WAIT_MS): Promise<boolean> {
-  const { rows: [mark] } = await pool.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
-  const started = performance.now();
-  for (;;) {
-    const { rows: [state] } = await pool.query<{ caught_up: boolean }>(
-      'SELECT watermark > $1::xid8 AS caught_up FROM search_state', [mark?.xid],
-    );
-    if (state?.caught_up === true) return true;
-    if (performance.now() - started > timeoutMs) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The lock_timeout of the bench's TRUNCATE: set-up may wait, it must not fail. */
+export const SETUP_LOCK_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * TRUNCATEs `tables` (CASCADE) as bench set-up that cannot fail on a lock: inside a transaction
@@ -45,7 +24,7 @@ export async function waitForIndexer(pool: Pool, timeoutMs = INDEXER_WAIT_MS): P
 export async function truncateTables(pool: Pool, tables: readonly string[]): Promise<void> {
   try {
     await withTransaction(pool, async (tx) => {
-      await tx.query(`SET LOCAL lock_timeout = ${INDEXER_WAIT_MS}`);
+      await tx.query(`SET LOCAL lock_timeout = ${SETUP_LOCK_TIMEOUT_MS}`);
       await lockIndexWrites(tx);
       // CASCADE: tables the bench never writes may still reference these (user_accounts → accounts),
       // and PostgreSQL refuses to truncate a referenced table without them.
@@ -57,4 +36,20 @@ export async function truncateTables(pool: Pool, tables: readonly string[]): Pro
         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`).catch(() => ({ rows: [] }));
     throw new Error(`TRUNCATE ${tables.join(', ')} failed (${error instanceof Error ? error.message : String(error)}); sessions on the database: ${JSON.stringify(rows)}`, { cause: error });
   }
+}
+
+/**
+ * Keeps every service's indexer loop idle: the loop refreshes only while it holds LOOP_LOCK (one
+ * active loop per database), so a session holding it first, before the service starts, leaves the
+ * service's loop trying for it at every interval and never refreshing. Returns the release.
+ */
+export async function holdIndexerLoop(databaseUrl: string): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'portway-bench-indexer-hold' });
+  await client.connect();
+  const { rows: [held] } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [LOOP_LOCK]);
+  if (held?.locked !== true) {
+    await client.end();
+    throw new Error('another session holds the search indexer loop lock of the benchmark database');
+  }
+  return () => client.end();
 }
