@@ -16,15 +16,31 @@ export function serialiseEnvelope(data: readonly unknown[], source = 'portway-be
 
 interface BatchAnswer { data?: Array<{ key: string; outcome: string; errors?: unknown }> }
 
+/** How often one batch is sent again after a 503 before the run fails. */
+export const MAX_BATCH_RETRIES = 5;
+
+/** Batches answered 503 and sent again, as an ERP client does (a batch answered 503 stored nothing; docs/integration-api.md). */
+export const batchRetries = { count: 0 };
+
 export async function putBatch(
   baseUrl: string, path: string, token: string, batch: EnvelopeBatch, surface: '/api/integration' | '/api/admin' = '/api/integration',
 ): Promise<void> {
-  const response = await fetch(`${baseUrl}${surface}${path}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: batch.body,
-  });
-  const text = await response.text();
+  let response: Response;
+  let text: string;
+  for (let attempt = 0; ; attempt += 1) {
+    response = await fetch(`${baseUrl}${surface}${path}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: batch.body,
+    });
+    text = await response.text();
+    // Busy or overloaded (load shedding on a machine other processes keep busy): nothing was
+    // stored, and the answer says when to send it again. A bench that stopped there measured nothing.
+    if (response.status !== 503 || attempt >= MAX_BATCH_RETRIES) break;
+    batchRetries.count += 1;
+    const retryAfterS = Number(response.headers.get('retry-after') ?? '1');
+    await new Promise((resolve) => setTimeout(resolve, 1000 * (Number.isFinite(retryAfterS) ? Math.min(retryAfterS, 10) : 1)));
+  }
   if (response.status !== 200) {
     throw new Error(`PUT ${path} answered ${response.status}: ${text.slice(0, 500)}`);
   }

@@ -4,7 +4,7 @@ import { createPool, withTransaction, type Pool, type Queryable } from '../../sr
 import { holdIndexerLoop, truncateTables } from './indexer.js';
 import { refresh as refreshSearchIndex } from '../../src/modules/search/search.indexer.js';
 import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster, treeCpuSeconds } from './machine.js';
-import { putBatch, serialiseEnvelope, type EnvelopeBatch } from './http.js';
+import { batchRetries, putBatch, serialiseEnvelope, type EnvelopeBatch } from './http.js';
 import type { BenchContext, ScenarioResult } from './scenario.js';
 import { startServer } from './server.js';
 import { formatRate, median, ownCpuSeconds, percentile, round, runPhase, type PhaseTiming } from './timing.js';
@@ -390,6 +390,7 @@ export async function runIngest<TItem>(
     rounds: rounds.length,
     rounds_used: used.length,
     foreign_cpu_max: foreignMax === undefined ? null : round(foreignMax, 3),
+    http_retries: batchRetries.count,
     ...(indexing === undefined ? {} : {
       index_refresh: {
         s: round(indexing.seconds, 2),
@@ -456,6 +457,7 @@ export async function runIngest<TItem>(
       `search indexing of the first load, timed apart (one refresh): ${indexing.seconds.toFixed(1)} s for ${indexing.documents.toLocaleString('en-US')} documents; ` +
         `CPU per 1,000 items ${((indexing.appCpu * 1e6) / items).toFixed(1)} ms (Node) + ${indexing.postgresCpu === undefined ? '?' : ((indexing.postgresCpu * 1e6) / items).toFixed(1)} ms (PostgreSQL)`,
     ]),
+    ...(batchRetries.count === 0 ? [] : [`HTTP batches answered 503 and sent again after Retry-After (load shedding on a busy machine): ${batchRetries.count}`]),
     '',
     foreignNote,
     `service peak RSS (VmHWM of the server process, whole run): ${peakRssMb === undefined ? 'n/a (no /proc)' : `${peakRssMb.toFixed(1)} MiB`}`,
