@@ -53,7 +53,7 @@ const EnvSchema = Type.Object({
   PORTAL_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 5, maximum: 43_200, default: 720 }),
   PORTAL_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, maximum: 8_760, default: 168 }),
   WORKER_IN_PROCESS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
-  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 50, default: 2 }),
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 50, default: 8 }),
   WORKER_DEAD_AFTER_MS: Type.Integer({ minimum: 2000, maximum: 3_600_000, default: 30_000 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 20_000 }),
   SHUTDOWN_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 0 }),

@@ -190,9 +190,9 @@ describe('loadConfig: given values', () => {
 });
 
 describe('loadConfig: mail and job worker', () => {
-  it('defaults: worker in the service with 2 jobs at once, invitation links on http://localhost:PORT', () => {
+  it('defaults: worker in the service with 8 jobs at once, invitation links on http://localhost:PORT', () => {
     const config = loadConfig({ PORT: '8080' });
-    assert.deepEqual(config.worker, { inProcess: true, concurrency: 2, deadAfterMs: 30_000 });
+    assert.deepEqual(config.worker, { inProcess: true, concurrency: 8, deadAfterMs: 30_000 });
     assert.equal(config.publicUrl, 'http://localhost:8080');
     assert.equal(config.mailFrom, 'Portway <no-reply@portway.invalid>');
   });

@@ -16,17 +16,40 @@ export function serialiseEnvelope(data: readonly unknown[], source = 'portway-be
 
 interface BatchAnswer { data?: Array<{ key: string; outcome: string; errors?: unknown }> }
 
+/** How often one request is sent again after a 503 before the run fails. */
+export const MAX_BATCH_RETRIES = 5;
+
+/** Batches answered 503 and sent again, as an ERP client does (a batch answered 503 stored nothing; docs/integration-api.md). */
+export const batchRetries = { count: 0 };
+
+/**
+ * Sends a request, and again after a 503 (busy, or shedding load on a machine other processes keep
+ * busy, or a process warming up on a large catalogue), waiting what its Retry-After says (at most
+ * 10 s), up to MAX_BATCH_RETRIES times: nothing of a request answered 503 was done, and the answer
+ * tells every client to send it again. A bench that stopped there would measure nothing. The last
+ * answer, whatever it is.
+ */
+async function sendRetrying503(url: string, init: RequestInit, onRetry: () => void = () => undefined): Promise<{ status: number; text: string }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(url, init);
+    const text = await response.text();
+    if (response.status !== 503 || attempt >= MAX_BATCH_RETRIES) return { status: response.status, text };
+    onRetry();
+    const retryAfterS = Number(response.headers.get('retry-after') ?? '1');
+    await new Promise((resolve) => setTimeout(resolve, 1000 * (Number.isFinite(retryAfterS) ? Math.min(Math.max(retryAfterS, 0), 10) : 1)));
+  }
+}
+
 export async function putBatch(
   baseUrl: string, path: string, token: string, batch: EnvelopeBatch, surface: '/api/integration' | '/api/admin' = '/api/integration',
 ): Promise<void> {
-  const response = await fetch(`${baseUrl}${surface}${path}`, {
+  const { status, text } = await sendRetrying503(`${baseUrl}${surface}${path}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: batch.body,
-  });
-  const text = await response.text();
-  if (response.status !== 200) {
-    throw new Error(`PUT ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+  }, () => { batchRetries.count += 1; });
+  if (status !== 200) {
+    throw new Error(`PUT ${path} answered ${status}: ${text.slice(0, 500)}`);
   }
   const answer = JSON.parse(text) as BatchAnswer;
   const results = answer.data ?? [];
@@ -37,21 +60,7 @@ export async function putBatch(
   if (refused) throw new Error(`PUT ${path} rejected an item: ${JSON.stringify(refused).slice(0, 500)}`);
 }
 
-/** How often a check sends a request again that was answered 503 with Retry-After. */
-const RETRIES_ON_503 = 5;
-
-/**
- * POSTs a JSON body for a scenario's checks (not its timed load) and returns the answer. A 503 with
- * `Retry-After` (a process shedding load while it warms up on a large catalogue, say) is what the
- * service tells every client to send again after that many seconds; the check does, up to
- * RETRIES_ON_503 times, instead of failing the run on its own set-up.
- */
-export async function postChecked(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  for (let attempt = 0; ; attempt += 1) {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    const text = await response.text();
-    const retryAfterS = Number(response.headers.get('retry-after'));
-    if (response.status !== 503 || !(retryAfterS >= 0) || attempt >= RETRIES_ON_503) return { status: response.status, text };
-    await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfterS, 10) * 1000));
-  }
+/** POSTs a JSON body for a scenario's checks (not its timed load), sent again after a 503 as above; the answer. */
+export function postChecked(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return sendRetrying503(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }

@@ -9,7 +9,7 @@ import {
   GRID_COLOURS, GRID_MASTER, GRID_SIZES, QUOTE_LINES, basketBodies, buildBaskets, buildQuoteData, loadQuoteData, withGridStyle,
 } from '../lib/quote-data.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
-import { waitForIndex } from '../lib/indexing.js';
+import { waitForIndex } from '../lib/indexer.js';
 import { startServer, type RunningServer } from '../lib/server.js';
 import { round } from '../lib/timing.js';
 

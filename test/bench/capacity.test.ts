@@ -24,8 +24,13 @@ const results = {
     postgres_cpu_ms_per_request: { quote: 2, lookup: 1, order: 12 },
   },
   'ingest-inventory': {
-    server_cpu_ms_per_item: { first_load: 0.05, resend: 0.04 },
-    postgres_cpu_ms_per_item: { first_load: 0.15, resend: 0.1 },
+    server_cpu_ms_per_1000_items: { http_first_load: 50, http_resend: 40, baseline_first_load: 30, baseline_resend: 25 },
+    postgres_cpu_ms_per_1000_items: { http_first_load: 150, http_resend: 100, baseline_first_load: 140, baseline_resend: 90 },
+  },
+  ingest: {
+    server_cpu_ms_per_1000_items: { http_first_load: 25, http_resend: 24, baseline_first_load: 9, baseline_resend: 8 },
+    postgres_cpu_ms_per_1000_items: { http_first_load: 40, http_resend: 21, baseline_first_load: 38, baseline_resend: 20 },
+    index_refresh: { s: 12, documents: 23000, app_cpu_ms_per_1000_items: 29, postgres_cpu_ms_per_1000_items: 140 },
   },
 };
 
@@ -33,11 +38,14 @@ describe('capacity model', () => {
   it('reads each unit cost from its scenario and leaves out what was not run', () => {
     const costs = costsOf(results);
     assert.deepEqual(Object.keys(costs).sort(), [
-      'ingest_inventory', 'lookup_cold', 'lookup_hot', 'order', 'quote', 'search_cached', 'search_uncached', 'suggest_uncached',
+      'ingest_inventory', 'ingest_products', 'lookup_cold', 'lookup_hot', 'order', 'quote', 'search_cached', 'search_uncached', 'suggest_uncached',
     ]);
+    // Products: the HTTP first load and the indexer's refresh of it, per product.
+    const products = costs.ingest_products;
+    assert.ok(products && Math.abs(products.serviceMs - (25 + 29) / 1000) < 1e-12 && Math.abs(products.postgresMs - (40 + 140) / 1000) < 1e-12, JSON.stringify(products));
     assert.deepEqual(costs.lookup_cold, { unit: 'lookup of 100 SKUs, products read', serviceMs: 4, postgresMs: 6, database: 'replica' });
     assert.deepEqual(costs.order, { unit: 'order of 20 lines, handed to the ERP', serviceMs: 8, postgresMs: 12, database: 'primary' });
-    assert.equal(costs.ingest_products, undefined);
+    assert.equal(costsOf({ lookup: results.lookup }).ingest_products, undefined);
   });
 
   it('gives units a second per core of each side and names the side that saturates first', () => {
@@ -54,13 +62,13 @@ describe('capacity model', () => {
   });
 
   it('adds a workload up per tier: lookups and search on replicas, quotes, orders and ingest on the primary', () => {
-    const needed = need(costsOf(results), { search_uncached: 100, order: 10, ingest_inventory: 1000, ingest_products: 5 });
+    const needed = need(costsOf(results), { search_uncached: 100, order: 10, ingest_inventory: 1000, ingest_customers: 5 });
     // Sums of binary fractions: equal to the millionth.
     const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
     close(needed.serviceCores, (100 * 1 + 10 * 8 + 1000 * 0.05) / 1000);
     close(needed.replicaCores, (100 * 4) / 1000);
     close(needed.primaryCores, (10 * 12 + 1000 * 0.15) / 1000);
-    assert.deepEqual(needed.unmeasured, ['ingest_products']);
+    assert.deepEqual(needed.unmeasured, ['ingest_customers']);
   });
 
   it('derives the worked example from its stated assumptions', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { LOOP_LOCK } from '../../src/modules/search/search.repository.js';
 import { createCluster, type TestCluster } from '../helpers/cluster.js';
 import { startErpServer, type ErpServer } from '../helpers/erp-server.js';
 import { makeTmpDir, waitFor } from '../helpers/processes.js';
+import { redisAnswers, startRedis } from '../helpers/redis.js';
 import { root, serviceEnv, spawnService, startService, type Service, type Spawned } from '../helpers/service.js';
 import { startSmtpServer, type SmtpStandIn } from '../helpers/smtp.js';
 import { pushOverHttp, pushTradingWorld, type PushBatch } from '../modules/orders/orders-fixture.js';
@@ -69,25 +70,6 @@ const TRIAL_PRODUCTS = ['S', 'M', 'L'].map((size) => ({
 const MAIN = { shipToCode: 'MAIN', shipToName: 'Main store', shipToPostCode: '2000', shipToCountryRegionCode: 'AU', shipToCity: 'Sydney' };
 const accountNoOf = (i: number) => `MP${String(i + 1).padStart(2, '0')}`;
 const emailOf = (accountNo: string) => `buyer-${accountNo.toLowerCase()}@example.com`;
-
-function startRedis(port: number): ChildProcess {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  child.once('error', (error) => { throw new Error(`redis-server could not be run (install Debian's redis-server): ${error.message}`); });
-  return child;
-}
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 interface Answer { status: number; text: string; headers: Headers }
 

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { freePort } from '../../src/platform/db/embedded.js';
 import { createRateLimiter } from '../../src/platform/http/rate-limit.js';
 import { capturingLogger, waitFor } from '../helpers/processes.js';
+import { redisAnswers, startRedis } from '../helpers/redis.js';
 import { reportFigures } from './figures.js';
 
 /**
@@ -19,25 +20,6 @@ const OUTAGES = 3;
 
 let redis: ChildProcess | undefined;
 after(() => { redis?.kill('SIGKILL'); });
-
-function startRedis(port: number): ChildProcess {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  child.once('error', (error) => { throw new Error(`redis-server could not be run (install Debian's redis-server): ${error.message}`); });
-  return child;
-}
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 describe('Redis restarts under the rate limiter', { timeout: 120_000 }, () => {
   it(`answers every request through ${OUTAGES} Redis outages and shares counters again after each`, async () => {
