@@ -18,10 +18,25 @@ export interface TableSpec<TField extends string = string> {
   readonly key: readonly string[];
 }
 
+/**
+ * Items as their sender wrote them: `body` is the JSON text of an envelope (`{"data": [...], ...}`),
+ * as received (bytes, UTF-8) or as a string; `picks` are the indexes in `data` of the items to
+ * write, in the order to write them. The items' members are the interface field names.
+ */
+export interface JsonItems {
+  readonly body: Buffer | string;
+  readonly picks: readonly number[];
+}
+
 export interface UpsertTable<TField extends string> {
   readonly spec: TableSpec<TField>;
   /** Maps flat source objects (interface field names) to rows and upserts them in array order. */
   upsert(tx: Queryable, sources: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void>;
+  /**
+   * The same upsert, read by PostgreSQL from the JSON the items came in (flat items only): nothing
+   * is mapped or serialised again. The items must have passed the same validation as `upsert`'s.
+   */
+  upsertJson(tx: Queryable, items: JsonItems): Promise<void>;
   /** The rows as sent to PostgreSQL, for callers that run further statements over the same JSON. */
   rows(sources: ReadonlyArray<Partial<Record<TField, unknown>>>): string;
 }
@@ -52,8 +67,39 @@ ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET
   ${set}`;
 }
 
+const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * The upsert of `upsertStatement` reading its rows from an envelope's JSON: $1 the envelope's text
+ * (a text parameter, so bytes go as they came), $2 the indexes of the items to write, in order. The
+ * record's columns are the interface's field names; a numeric is written as `toDecimalText` writes
+ * it (trim_scale: no trailing zeros, so `1.50` is stored as `1.5` whichever way it came).
+ */
+export function upsertJsonStatement(spec: TableSpec): string {
+  const columns = spec.columns.map(([, c]) => c);
+  const values = spec.columns.map(([f, , t]) => (t.startsWith('numeric') ? `trim_scale(item.${quoted(f)})` : `item.${quoted(f)}`));
+  const upsert = upsertStatement(spec);
+  const conflict = upsert.slice(upsert.indexOf('\nON CONFLICT'));
+  return `
+WITH body AS MATERIALIZED (SELECT ($1::text)::jsonb -> 'data' AS data)
+INSERT INTO ${spec.table} (${columns.join(', ')})
+SELECT ${values.join(', ')}
+FROM body, unnest($2::int[]) WITH ORDINALITY AS pick(i, n),
+  jsonb_to_record(body.data -> pick.i) AS item(${spec.columns.map(([f, , t]) => `${quoted(f)} ${t}`).join(', ')})
+ORDER BY pick.n${conflict}`;
+}
+
+/** A byte order mark, which JSON parsers may ignore (RFC 8259 §8.1) and PostgreSQL's does not. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function jsonText(body: Buffer | string): Buffer | string {
+  if (typeof body === 'string') return body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
+  return body.subarray(0, 3).equals(BOM) ? body.subarray(3) : body;
+}
+
 export function defineTable<TField extends string>(spec: TableSpec<TField>): UpsertTable<TField> {
   const statement = upsertStatement(spec);
+  const jsonStatement = upsertJsonStatement(spec);
   const decimals = new Set(spec.columns.filter(([, , t]) => t.startsWith('numeric')).map(([f]) => f));
   const toRow = (source: Partial<Record<TField, unknown>>): Record<string, unknown> => {
     const row: Record<string, unknown> = {};
@@ -71,6 +117,10 @@ export function defineTable<TField extends string>(spec: TableSpec<TField>): Ups
     async upsert(tx, sources) {
       if (sources.length === 0) return;
       await tx.query(statement, [rows(sources)]);
+    },
+    async upsertJson(tx, items) {
+      if (items.picks.length === 0) return;
+      await tx.query(jsonStatement, [jsonText(items.body), items.picks]);
     },
   };
 }
