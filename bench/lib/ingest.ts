@@ -86,7 +86,7 @@ export interface IngestSpec<TItem> {
    * function: the baseline then calls it as the service does, with the same bytes the HTTP path
    * sends and the indexes of the items in the service's order.
    */
-  writeJson?(tx: Queryable, items: JsonItems): Promise<void>;
+  writeJson?(tx: Queryable, json: JsonItems, items: TItem[]): Promise<void>;
 }
 
 export interface IngestDataSet<TItem> {
@@ -267,9 +267,10 @@ export async function runIngest<TItem>(
     const batch = batches[index] as readonly TItem[];
     const picks = serviceOrder(batch, spec.keyOf);
     const { body } = bodies[index] as EnvelopeBatch;
+    const items = picks.map((i) => batch[i] as TItem);
     return spec.writeJson
-      ? spec.writeJson(tx, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), picks })
-      : spec.write(tx, picks.map((i) => batch[i] as TItem));
+      ? spec.writeJson(tx, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), picks }, items)
+      : spec.write(tx, items);
   });
   const paths: Record<PathName, { send: (index: number) => Promise<void>; cpu: () => number | undefined }> = {
     HTTP: { send: (i) => sendHttp(bodies[i] as EnvelopeBatch), cpu: () => server.cpuSeconds() },

@@ -47,6 +47,6 @@ export async function upsertProducts(tx: Queryable, items: readonly ProductItem[
 }
 
 /** `upsertProducts` of the items picked from an envelope's JSON, as the service received it (upsert.ts: upsertJson). */
-export async function upsertProductsJson(tx: Queryable, items: JsonItems): Promise<void> {
-  await products.upsertJson(tx, items);
+export async function upsertProductsJson(tx: Queryable, json: JsonItems): Promise<void> {
+  await products.upsertJson(tx, json);
 }

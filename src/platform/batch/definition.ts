@@ -49,10 +49,11 @@ export interface BatchDefinition<TItem> {
    */
   write(tx: Queryable, items: TItem[]): Promise<void>;
   /**
-   * The same write, read from the JSON the batch came in: `items.picks` are the indexes in the
-   * envelope's `data` of the items `write` would get, in its order. Optional; the envelope uses it
-   * when it has the request's bytes, so PostgreSQL reads the items as sent instead of the service
-   * serialising them again (`write` stays the way for everything else, and the fallback).
+   * The same write, read from the JSON the batch came in: `json.picks` are the indexes in the
+   * envelope's `data` of the items `write` would get, in its order, and `items` those items parsed
+   * (for what is not read from the JSON). Optional; the envelope uses it when it has the request's
+   * bytes, so PostgreSQL reads the items as sent instead of the service serialising them again
+   * (`write` stays the way for everything else, and the fallback).
    */
-  writeJson?(tx: Queryable, items: JsonItems): Promise<void>;
+  writeJson?(tx: Queryable, json: JsonItems, items: TItem[]): Promise<void>;
 }

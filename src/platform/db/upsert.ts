@@ -33,10 +33,13 @@ export interface UpsertTable<TField extends string> {
   /** Maps flat source objects (interface field names) to rows and upserts them in array order. */
   upsert(tx: Queryable, sources: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void>;
   /**
-   * The same upsert, read by PostgreSQL from the JSON the items came in (flat items only): nothing
-   * is mapped or serialised again. The items must have passed the same validation as `upsert`'s.
+   * The same upsert, read by PostgreSQL from the JSON the items came in (each item, or its object
+   * `member`): nothing is mapped or serialised again. The items must have passed the same
+   * validation as `upsert`'s.
    */
-  upsertJson(tx: Queryable, items: JsonItems): Promise<void>;
+  upsertJson(tx: Queryable, items: JsonItems, member?: string): Promise<void>;
+  /** `upsert` of rows `rows()` made. */
+  upsertRows(tx: Queryable, rows: string): Promise<void>;
   /** The rows as sent to PostgreSQL, for callers that run further statements over the same JSON. */
   rows(sources: ReadonlyArray<Partial<Record<TField, unknown>>>): string;
 }
@@ -68,6 +71,12 @@ ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET
 }
 
 const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+/** A record definition list by the interface's field names. */
+const recordFields = (columns: ReadonlyArray<ColumnSpec>): string => columns.map(([f, , t]) => `${quoted(f)} ${t}`).join(', ');
+/** The item at index `index` of the envelope's `data` in $1 (the document parsed once, an InitPlan), or its `member`. */
+const itemAt = (index: string, member?: string): string =>
+  `(SELECT ($1::text)::jsonb -> 'data') -> ${index}${member ? ` -> ${literal(member)}` : ''}`;
 
 /**
  * The upsert of `upsertStatement` reading its rows from an envelope's JSON: $1 the envelope's text
@@ -75,7 +84,7 @@ const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
  * record's columns are the interface's field names; a numeric is written as `toDecimalText` writes
  * it (trim_scale: no trailing zeros, so `1.50` is stored as `1.5` whichever way it came).
  */
-export function upsertJsonStatement(spec: TableSpec): string {
+export function upsertJsonStatement(spec: TableSpec, member?: string): string {
   const columns = spec.columns.map(([, c]) => c);
   const values = spec.columns.map(([f, , t]) => (t.startsWith('numeric') ? `trim_scale(item.${quoted(f)})` : `item.${quoted(f)}`));
   const upsert = upsertStatement(spec);
@@ -86,7 +95,7 @@ export function upsertJsonStatement(spec: TableSpec): string {
 INSERT INTO ${spec.table} (${columns.join(', ')})
 SELECT ${values.join(', ')}
 FROM unnest($2::int[]) WITH ORDINALITY AS pick(i, n),
-  jsonb_to_record((SELECT ($1::text)::jsonb -> 'data') -> pick.i) AS item(${spec.columns.map(([f, , t]) => `${quoted(f)} ${t}`).join(', ')})
+  jsonb_to_record(${itemAt('pick.i', member)}) AS item(${recordFields(spec.columns)})
 ORDER BY pick.n${conflict}`;
 }
 
@@ -100,7 +109,15 @@ function jsonText(body: Buffer | string): Buffer | string {
 
 export function defineTable<TField extends string>(spec: TableSpec<TField>): UpsertTable<TField> {
   const statement = upsertStatement(spec);
-  const jsonStatement = upsertJsonStatement(spec);
+  const jsonStatements = new Map<string, string>();
+  const jsonStatement = (member?: string): string => {
+    let text = jsonStatements.get(member ?? '');
+    if (text === undefined) {
+      text = upsertJsonStatement(spec, member);
+      jsonStatements.set(member ?? '', text);
+    }
+    return text;
+  };
   const decimals = new Set(spec.columns.filter(([, , t]) => t.startsWith('numeric')).map(([f]) => f));
   const toRow = (source: Partial<Record<TField, unknown>>): Record<string, unknown> => {
     const row: Record<string, unknown> = {};
@@ -119,11 +136,34 @@ export function defineTable<TField extends string>(spec: TableSpec<TField>): Ups
       if (sources.length === 0) return;
       await tx.query(statement, [rows(sources)]);
     },
-    async upsertJson(tx, items) {
+    async upsertJson(tx, items, member) {
       if (items.picks.length === 0) return;
-      await tx.query(jsonStatement, [jsonText(items.body), items.picks]);
+      await tx.query(jsonStatement(member), [jsonText(items.body), items.picks]);
+    },
+    async upsertRows(tx, text) {
+      await tx.query(statement, [text]);
     },
   };
+}
+
+/**
+ * Snapshot children: for every parent whose array was sent, children stored but not sent are
+ * deleted and the sent ones upserted. Parents whose array was not sent are left alone. Run it after
+ * the parents' upsert in the same transaction: the parent row locks make concurrent snapshots of
+ * one parent take turns, so each parent ends with exactly one sender's set.
+ */
+/** Where a snapshot's parent and children are in each item of an envelope's `data`. */
+export interface SnapshotMembers {
+  /** The object member holding the parent's key fields (named as the child's columns); the item itself when absent. */
+  readonly parent?: string;
+  /** The member holding the children's array; an item where it is not an array (absent, null) leaves its stored children alone. */
+  readonly children: string;
+}
+
+export interface Snapshot<TField extends string> {
+  replace(tx: Queryable, parents: ReadonlyArray<Record<string, unknown>>, children: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void>;
+  /** `replace`, read by PostgreSQL from the JSON the items came in (upsertJson); the picked parents in their order, each one's children in array order. */
+  replaceJson(tx: Queryable, items: JsonItems, members: SnapshotMembers): Promise<void>;
 }
 
 /**
@@ -135,10 +175,11 @@ export function defineTable<TField extends string>(spec: TableSpec<TField>): Ups
 export function defineSnapshot<TField extends string>(
   child: TableSpec<TField>,
   parentKey: readonly string[],
-): { replace(tx: Queryable, parents: ReadonlyArray<Record<string, unknown>>, children: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void> } {
+): Snapshot<TField> {
   const table = defineTable(child);
   const keyColumns = child.columns.filter(([, c]) => child.key.includes(c));
   const parentColumns = child.columns.filter(([, c]) => parentKey.includes(c));
+  const ownColumns = child.columns.filter(([, c]) => !parentKey.includes(c));
   const deleteStatement = `
 DELETE FROM ${child.table} AS c
 USING jsonb_to_recordset($1::jsonb) AS parent(${recordsetColumns(parentColumns)})
@@ -147,12 +188,55 @@ WHERE ${parentKey.map((k) => `c.${k} = parent.${k}`).join(' AND ')}
     SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS kept(${recordsetColumns(keyColumns)})
     WHERE ${child.key.map((k) => `kept.${k} = c.${k}`).join(' AND ')}
   )`;
+  const upsert = upsertStatement(child);
+  const conflict = upsert.slice(upsert.indexOf('\nON CONFLICT'));
+  const jsonStatements = new Map<string, { remove: string; upsert: string }>();
+  const jsonStatementsFor = (members: SnapshotMembers) => {
+    const cacheKey = `${members.parent ?? ''}\u0000${members.children}`;
+    let found = jsonStatements.get(cacheKey);
+    if (found) return found;
+    // Per picked item: its parent's key fields and, when the member is an array, its children.
+    const picked = `unnest($2::int[]) WITH ORDINALITY AS pick(i, n),
+  jsonb_to_record(${itemAt('pick.i', members.parent)}) AS parent(${recordFields(parentColumns)}),
+  LATERAL (SELECT ${itemAt('pick.i', members.children)} AS list) AS sent`;
+    const isArray = `jsonb_typeof(sent.list) = 'array'`;
+    const field = (column: string) => quoted((child.columns.find(([, c]) => c === column) as ColumnSpec)[0]);
+    const remove = `
+DELETE FROM ${child.table} AS c
+USING ${picked}
+WHERE ${isArray}
+  AND ${parentKey.map((k) => `c.${k} = parent.${field(k)}`).join(' AND ')}
+  AND NOT EXISTS (
+    SELECT 1 FROM jsonb_to_recordset(sent.list) AS kept(${recordFields(keyColumns.filter(([, c]) => !parentKey.includes(c)))})
+    WHERE ${child.key.filter((k) => !parentKey.includes(k)).map((k) => `kept.${field(k)} = c.${k}`).join(' AND ')}
+  )`;
+    const values = child.columns.map(([f, c, t]) => {
+      const from = parentKey.includes(c) ? `parent.${quoted(f)}` : `item.${quoted(f)}`;
+      return t.startsWith('numeric') ? `trim_scale(${from})` : from;
+    });
+    const insert = `
+INSERT INTO ${child.table} (${child.columns.map(([, c]) => c).join(', ')})
+SELECT ${values.join(', ')}
+FROM ${picked},
+  ROWS FROM (jsonb_to_recordset(CASE WHEN ${isArray} THEN sent.list END) AS (${recordFields(ownColumns)})) WITH ORDINALITY AS item(${ownColumns.map(([f]) => quoted(f)).join(', ')}, o)
+ORDER BY pick.n, item.o${conflict}`;
+    found = { remove, upsert: insert };
+    jsonStatements.set(cacheKey, found);
+    return found;
+  };
   return {
     async replace(tx, parents, children) {
       if (parents.length === 0) return;
       const rows = table.rows(children);
       await tx.query(deleteStatement, [JSON.stringify(parents), rows]);
-      if (children.length > 0) await table.upsert(tx, children);
+      if (children.length > 0) await table.upsertRows(tx, rows);
+    },
+    async replaceJson(tx, items, members) {
+      if (items.picks.length === 0) return;
+      const statements = jsonStatementsFor(members);
+      const params = [jsonText(items.body), items.picks];
+      await tx.query(statements.remove, params);
+      await tx.query(statements.upsert, params);
     },
   };
 }

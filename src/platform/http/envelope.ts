@@ -99,8 +99,9 @@ export async function processBatch<TItem>(
       const keep = (i: number) => !found.has(definition.keyOf(data[i] as TItem));
       const kept = found.size === 0 ? picks : picks.filter(keep);
       if (kept.length === 0) return found;
-      if (fromJson && body && definition.writeJson) await definition.writeJson(tx, { body, picks: kept });
-      else await definition.write(tx, kept.map((i) => data[i] as TItem));
+      const keptItems = kept.map((i) => data[i] as TItem);
+      if (fromJson && body && definition.writeJson) await definition.writeJson(tx, { body, picks: kept }, keptItems);
+      else await definition.write(tx, keptItems);
       return found;
     });
     const run = (fromJson: boolean) => (gate ? gate.run(write(fromJson)) : write(fromJson)());
