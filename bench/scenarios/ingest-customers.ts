@@ -1,4 +1,4 @@
-import { upsertCustomers, upsertCustomersJson } from '../../src/modules/customers/customers.repository.js';
+import { upsertCustomers } from '../../src/modules/customers/customers.repository.js';
 import type { CustomerItem } from '../../src/modules/customers/customers.schemas.js';
 import { customerBatch } from '../../src/modules/customers/customers.service.js';
 import { MAX_BATCH_ITEMS } from '../../src/platform/http/envelope.js';
@@ -9,8 +9,8 @@ import type { Scenario } from '../lib/scenario.js';
 
 /**
  * ingest-customers: customer accounts with their ship-tos through real HTTP, against the baseline
- * of the same repository call the service makes (`upsertCustomersJson`, with the same bytes) made
- * straight on the database — the method, rounds, checks and report are bench/lib/ingest.ts's.
+ * of the same repository call (`upsertCustomers(tx, items)`) made straight on the database — the
+ * method, rounds, checks and report are bench/lib/ingest.ts's.
  *
  * Data: --customers generated accounts (default 20,000; bench/lib/customers.ts), each with 1–5
  * ship-tos (3 on average) and every field filled, no admin; batches of 1,000, the first two of
@@ -39,7 +39,6 @@ const scenario: Scenario = {
       ],
       keyOf: customerBatch.keyOf,
       write: upsertCustomers,
-      writeJson: upsertCustomersJson,
     }, () => {
       ctx.progress(`generating ${count.toLocaleString('en-US')} customers and checking them against the service's schema`);
       const customers = generateCustomers(count);

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import { defineSnapshot, defineTable, type ColumnSpec, type JsonItems } from '../../platform/db/upsert.js';
+import { defineSnapshot, defineTable, type ColumnSpec } from '../../platform/db/upsert.js';
 import { enqueue } from '../../platform/jobs/job.js';
 import type { AccountItem, CustomerItem, ShipToItem } from './customers.schemas.js';
 import { provisionUser } from './provision-user.job.js';
@@ -78,27 +78,11 @@ export async function upsertCustomers(tx: Queryable, items: readonly CustomerIte
     snapshots.flatMap((i) => (i.shipToAddresses ?? []).map((s) => ({ ...s, accountNo: i.account.accountNo }))),
   );
 
-  await recordAdmins(tx, items);
-}
-
-/** The admin outbox: a job for each (account, admin email) pair not sent before. */
-async function recordAdmins(tx: Queryable, items: readonly CustomerItem[]): Promise<void> {
   const admins = items.flatMap((i) => (i.admin ? [{ account_no: i.account.accountNo, email: i.admin.email, name: i.admin.name }] : []));
   if (admins.length > 0) {
     const { rows } = await tx.query<{ id: string }>(RECORD_PROVISIONING_REQUESTS, [JSON.stringify(admins)]);
     await enqueue(tx, provisionUser, rows.map((r) => ({ requestId: r.id })));
   }
-}
-
-/**
- * `upsertCustomers` read from the envelope's JSON as received (upsert.ts: upsertJson,
- * replaceJson): the accounts and the ship-to snapshots; the admin outbox from the parsed `items`
- * (the same items, few of them carry an admin).
- */
-export async function upsertCustomersJson(tx: Queryable, json: JsonItems, items: readonly CustomerItem[]): Promise<void> {
-  await accounts.upsertJson(tx, json, 'account');
-  await shipTos.replaceJson(tx, json, { parent: 'account', children: 'shipToAddresses' });
-  await recordAdmins(tx, items);
 }
 
 /* ---- The public read: GET /api/public/v1/account ---- */

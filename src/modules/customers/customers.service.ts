@@ -1,6 +1,6 @@
 import type { BatchDefinition, ResultItem } from '../../platform/batch/definition.js';
 import type { ItemError } from '../../platform/schema/item-validator.js';
-import { upsertCustomers, upsertCustomersJson } from './customers.repository.js';
+import { upsertCustomers } from './customers.repository.js';
 import { REFERENCE_CODE_LENGTH as BRAND_CODE_LENGTH } from '../catalogue/index.js';
 import { CustomerItemSchema, type CustomerItem } from './customers.schemas.js';
 
@@ -58,5 +58,4 @@ export const customerBatch: BatchDefinition<CustomerItem> = {
   check: checkCustomer,
   result: customerResult,
   write: upsertCustomers,
-  writeJson: upsertCustomersJson,
 };

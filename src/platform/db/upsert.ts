@@ -169,34 +169,13 @@ export function defineTable<TField extends string>(spec: TableSpec<TField>): Ups
  * the parents' upsert in the same transaction: the parent row locks make concurrent snapshots of
  * one parent take turns, so each parent ends with exactly one sender's set.
  */
-/** Where a snapshot's parent and children are in each item of an envelope's `data`. */
-export interface SnapshotMembers {
-  /** The object member holding the parent's key fields (named as the child's columns); the item itself when absent. */
-  readonly parent?: string;
-  /** The member holding the children's array; an item where it is not an array (absent, null) leaves its stored children alone. */
-  readonly children: string;
-}
-
-export interface Snapshot<TField extends string> {
-  replace(tx: Queryable, parents: ReadonlyArray<Record<string, unknown>>, children: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void>;
-  /** `replace`, read by PostgreSQL from the JSON the items came in (upsertJson); the picked parents in their order, each one's children in array order. */
-  replaceJson(tx: Queryable, items: JsonItems, members: SnapshotMembers): Promise<void>;
-}
-
-/**
- * Snapshot children: for every parent whose array was sent, children stored but not sent are
- * deleted and the sent ones upserted. Parents whose array was not sent are left alone. Run it after
- * the parents' upsert in the same transaction: the parent row locks make concurrent snapshots of
- * one parent take turns, so each parent ends with exactly one sender's set.
- */
 export function defineSnapshot<TField extends string>(
   child: TableSpec<TField>,
   parentKey: readonly string[],
-): Snapshot<TField> {
+): { replace(tx: Queryable, parents: ReadonlyArray<Record<string, unknown>>, children: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void> } {
   const table = defineTable(child);
   const keyColumns = child.columns.filter(([, c]) => child.key.includes(c));
   const parentColumns = child.columns.filter(([, c]) => parentKey.includes(c));
-  const ownColumns = child.columns.filter(([, c]) => !parentKey.includes(c));
   const deleteStatement = `
 DELETE FROM ${child.table} AS c
 USING jsonb_to_recordset($1::jsonb) AS parent(${recordsetColumns(parentColumns)})
@@ -205,56 +184,12 @@ WHERE ${parentKey.map((k) => `c.${k} = parent.${k}`).join(' AND ')}
     SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS kept(${recordsetColumns(keyColumns)})
     WHERE ${child.key.map((k) => `kept.${k} = c.${k}`).join(' AND ')}
   )`;
-  const upsert = upsertStatement(child);
-  const conflict = upsert.slice(upsert.indexOf('\nON CONFLICT'));
-  const jsonStatements = new Map<string, { remove: string; upsert: string }>();
-  const jsonStatementsFor = (members: SnapshotMembers) => {
-    const cacheKey = `${members.parent ?? ''}\u0000${members.children}`;
-    let found = jsonStatements.get(cacheKey);
-    if (found) return found;
-    // Per picked item: its parent's key fields and, when the member is an array, its children.
-    const picked = `${DOC},
-  jsonb_to_record(${itemAt(members.parent)}) AS parent(${recordFields(parentColumns)})`;
-    const list = itemAt(members.children);
-    const isArray = `jsonb_typeof(${list}) = 'array'`;
-    const field = (column: string) => quoted((child.columns.find(([, c]) => c === column) as ColumnSpec)[0]);
-    const remove = `
-DELETE FROM ${child.table} AS c
-USING ${picked}
-WHERE ${PICKED} AND ${isArray}
-  AND ${parentKey.map((k) => `c.${k} = parent.${field(k)}`).join(' AND ')}
-  AND NOT EXISTS (
-    SELECT 1 FROM jsonb_to_recordset(${list}) AS kept(${recordFields(keyColumns.filter(([, c]) => !parentKey.includes(c)))})
-    WHERE ${child.key.filter((k) => !parentKey.includes(k)).map((k) => `kept.${field(k)} = c.${k}`).join(' AND ')}
-  )`;
-    const values = child.columns.map(([f, c, t]) => {
-      const from = parentKey.includes(c) ? `parent.${quoted(f)}` : `item.${quoted(f)}`;
-      return t.startsWith('numeric') ? `trim_scale(${from})` : from;
-    });
-    const insert = `
-INSERT INTO ${child.table} (${child.columns.map(([, c]) => c).join(', ')})
-SELECT ${values.join(', ')}
-FROM ${picked},
-  ROWS FROM (jsonb_to_recordset(CASE WHEN ${isArray} THEN ${list} END) AS (${recordFields(ownColumns)})) WITH ORDINALITY AS item(${ownColumns.map(([f]) => quoted(f)).join(', ')}, o)
-WHERE ${PICKED}
-ORDER BY ${PLACE}, item.o${conflict}`;
-    found = { remove, upsert: insert };
-    jsonStatements.set(cacheKey, found);
-    return found;
-  };
   return {
     async replace(tx, parents, children) {
       if (parents.length === 0) return;
       const rows = table.rows(children);
       await tx.query(deleteStatement, [JSON.stringify(parents), rows]);
       if (children.length > 0) await table.upsertRows(tx, rows);
-    },
-    async replaceJson(tx, items, members) {
-      if (items.picks.length === 0) return;
-      const statements = jsonStatementsFor(members);
-      const params = [jsonbParameter(items.body), places(items.picks)];
-      await tx.query(statements.remove, params);
-      await tx.query(statements.upsert, params);
     },
   };
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, putBatch, type TestApp } from '../../helpers/app.js';
-import { customerBatch } from '../../../src/modules/customers/customers.service.js';
 import { FULL_ACCOUNT, FULL_SHIP_TO } from './customer-fixture.js';
 
 const ACCOUNT_STRING_LIMITS: Array<[string, number]> = [
@@ -301,45 +300,5 @@ describe('PUT /customer', () => {
     await send([{ ...item, admin: { name: 'Ann Admin', email: 'ann@example.com' } }]);
     assert.equal((await requests()).length, 1);
     assert.deepEqual(await jobs(), queued);
-  });
-
-  it('stores from the request\'s JSON exactly what the parsed items store: accounts, ship-to snapshots (shrunk, wiped, left alone), the last duplicate', async () => {
-    const first = (no: string) => ({ account: { ...FULL_ACCOUNT, accountNo: no, creditLimit: '025000.50', creditBalance: 1e2 },
-      shipToAddresses: [FULL_SHIP_TO, { shipToCode: 'WH', shipToName: 'Lager “Nord” ™' }, { shipToCode: 'OLD' }] });
-    const second = (no: string) => [
-      { account: { ...FULL_ACCOUNT, accountNo: no, defaultShipToCode: 'WH', creditLimit: 1.50 }, shipToAddresses: [{ shipToCode: 'WH', shipToName: 'Lager' }] },
-      { account: account(`${no}-E`, { name: 'E' }), shipToAddresses: [] },
-      { account: account(`${no}-N`, { name: 'left alone' }), shipToAddresses: null },
-      { account: account(`${no}-A`, { name: 'first' }) },
-      { account: account(`${no}-A`, { name: 'last wins' }) },
-    ];
-    const seed = (no: string) => [first(no), { account: account(`${no}-E`, { name: 'E' }), shipToAddresses: [{ shipToCode: 'X' }] },
-      { account: account(`${no}-N`, { name: 'N' }), shipToAddresses: [{ shipToCode: 'KEPT' }] }];
-    await send(seed('JS'));
-    const results = await send(second('JS'));
-    assert.deepEqual(results.map((r) => r.outcome), ['Upserted', 'Upserted', 'Upserted', 'Upserted', 'Upserted']);
-    // The same through write(), the way every batch went before, under other keys.
-    for (const batch of [seed('OB'), second('OB')]) {
-      const latest = new Map(batch.map((i) => [i.account.accountNo, i]));
-      const items = [...latest.keys()].sort().map((k) => latest.get(k)) as Parameters<typeof customerBatch.write>[1];
-      const client = await t.pool.connect();
-      try {
-        await client.query('BEGIN');
-        await customerBatch.write(client, items);
-        await client.query('COMMIT');
-      } finally {
-        client.release();
-      }
-    }
-    const strip = (r: Row) => ({ ...r, account_no: String(r.account_no).slice(2), created_at: undefined, changed_at: undefined, changed_xid: undefined });
-    const rows = async (table: string, prefix: string) =>
-      (await t.pool.query(`SELECT * FROM ${table} WHERE account_no LIKE '${prefix}%' ORDER BY account_no, ${table === 'ship_tos' ? 'ship_to_code' : 'account_no'}`)).rows.map(strip);
-    assert.deepEqual(await rows('accounts', 'JS'), await rows('accounts', 'OB'));
-    assert.deepEqual(await rows('ship_tos', 'JS'), await rows('ship_tos', 'OB'));
-    assert.equal((await accountRow('JS'))?.credit_limit, '1.5000');
-    assert.equal((await accountRow('JS-A'))?.name, 'last wins');
-    assert.deepEqual((await shipTos('JS')).map((r) => r.ship_to_name), ['Lager']);
-    assert.deepEqual(await shipTos('JS-E'), []);
-    assert.deepEqual((await shipTos('JS-N')).map((r) => r.ship_to_code), ['KEPT']);
   });
 });
