@@ -86,11 +86,12 @@ const PICKED = `($2::int[])[doc.o] IS NOT NULL`;
 const PLACE = `($2::int[])[doc.o]`;
 /** The item, or its object `member`. */
 const itemAt = (member?: string): string => `doc.item${member ? ` -> ${literal(member)}` : ''}`;
+
 /**
  * The upsert of `upsertStatement` reading its rows from an envelope's JSON: $1 the envelope (jsonb),
- * $2 each item's place in the writing order (DOC). The
- * record's columns are the interface's field names; a numeric is written as `toDecimalText` writes
- * it (trim_scale: no trailing zeros, so `1.50` is stored as `1.5` whichever way it came).
+ * $2 each item's place in the writing order (DOC). The record's columns are the interface's field
+ * names; a numeric is written as `toDecimalText` writes it (trim_scale: no trailing zeros, so `1.50`
+ * is stored as `1.5` whichever way it came).
  */
 export function upsertJsonStatement(spec: TableSpec, member?: string): string {
   const columns = spec.columns.map(([, c]) => c);
