@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { MAX_BATCH_ITEMS, prepareBatch, type BatchDefinition } from '../../src/platform/http/envelope.js';
 import { createPool, withTransaction, type Pool, type Queryable } from '../../src/platform/db/pool.js';
+import type { JsonItems } from '../../src/platform/db/upsert.js';
 import { holdIndexerLoop, truncateTables } from './indexer.js';
 import { refresh as refreshSearchIndex } from '../../src/modules/search/search.indexer.js';
 import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster, treeCpuSeconds } from './machine.js';
@@ -18,7 +19,9 @@ import { formatRate, median, ownCpuSeconds, percentile, round, runPhase, type Ph
  *             `node bin/portway.js serve`), bodies serialised before timing
  *   baseline  the repository's write function in one transaction per batch from this process (no
  *             HTTP, no validation; each batch deduplicated and sorted by key as the service's
- *             envelope does it, inside the timing because the service does it inside its own)
+ *             envelope does it, inside the timing because the service does it inside its own).
+ *             Where the service writes from the request's JSON (`writeJson`: products), the
+ *             baseline calls that function too, with the very bytes the HTTP path sends
  * Each path does a first load into emptied (TRUNCATEd) tables, then the identical re-send.
  *
  * The service's search indexer stays idle while anything is timed: the bench holds its loop lock
@@ -78,6 +81,12 @@ export interface IngestSpec<TItem> {
   keyOf(item: TItem): string;
   /** The repository function the service calls, run by the baseline in its own transaction. */
   write(tx: Queryable, items: TItem[]): Promise<void>;
+  /**
+   * When the service writes the batch from the request's JSON (the definition's `writeJson`), that
+   * function: the baseline then calls it as the service does, with the same bytes the HTTP path
+   * sends and the indexes of the items in the service's order.
+   */
+  writeJson?(tx: Queryable, json: JsonItems, items: TItem[]): Promise<void>;
 }
 
 export interface IngestDataSet<TItem> {
@@ -172,11 +181,11 @@ function expectUnchanged(before: TablesState, after: TablesState, label: string)
   }
 }
 
-/** The service's order: the last occurrence of each key, keys sorted as JS sorts strings. */
-function serviceOrder<TItem>(batch: readonly TItem[], keyOf: (item: TItem) => string): TItem[] {
-  const latest = new Map<string, TItem>();
-  for (const item of batch) latest.set(keyOf(item), item);
-  return [...latest.keys()].sort().map((k) => latest.get(k) as TItem);
+/** The service's order: the index of the last occurrence of each key, keys sorted as JS sorts strings. */
+function serviceOrder<TItem>(batch: readonly TItem[], keyOf: (item: TItem) => string): number[] {
+  const latest = new Map<string, number>();
+  batch.forEach((item, index) => latest.set(keyOf(item), index));
+  return [...latest.keys()].sort().map((k) => latest.get(k) as number);
 }
 
 /**
@@ -254,16 +263,23 @@ export async function runIngest<TItem>(
   };
 
   const sendHttp = (batch: EnvelopeBatch) => putBatch(server.baseUrl, spec.path, server.token, batch);
-  const writeDirect = (batch: readonly TItem[]) =>
-    withTransaction(pool, (tx) => spec.write(tx, serviceOrder(batch, spec.keyOf)));
+  const writeDirect = (index: number) => withTransaction(pool, (tx) => {
+    const batch = batches[index] as readonly TItem[];
+    const picks = serviceOrder(batch, spec.keyOf);
+    const { body } = bodies[index] as EnvelopeBatch;
+    const items = picks.map((i) => batch[i] as TItem);
+    return spec.writeJson
+      ? spec.writeJson(tx, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), picks }, items)
+      : spec.write(tx, items);
+  });
   const paths: Record<PathName, { send: (index: number) => Promise<void>; cpu: () => number | undefined }> = {
     HTTP: { send: (i) => sendHttp(bodies[i] as EnvelopeBatch), cpu: () => server.cpuSeconds() },
-    baseline: { send: (i) => writeDirect(batches[i] as TItem[]), cpu: ownCpuSeconds },
+    baseline: { send: (i) => writeDirect(i), cpu: ownCpuSeconds },
   };
 
   ctx.progress(`warming up both paths with ${data.warmUp.label}`);
   for (const body of bodies.slice(0, data.warmUp.batches)) await sendHttp(body);
-  for (const batch of batches.slice(0, data.warmUp.batches)) await writeDirect(batch);
+  for (let i = 0; i < data.warmUp.batches; i += 1) await writeDirect(i);
 
   const digests: Partial<Record<PathName, Record<string, string>>> = {};
   let indexing: { seconds: number; appCpu: number; postgresCpu?: number; documents: number } | undefined;

@@ -372,6 +372,129 @@ describe('integration envelope: checkStored, rules that read the stored rows', (
   });
 });
 
+describe('integration envelope: writing from the request\'s JSON (writeJson)', () => {
+  let t: TestApp;
+  before(async () => { t = await buildTestApp(); });
+  after(async () => { await t.close(); });
+
+  interface Item { code: string; n?: number }
+  const itemSchema = Type.Object({ code: requiredString(10) });
+  const data = [{ code: 'C' }, { code: 'B', n: 1 }, {}, { code: 'A' }, { code: 'B', n: 2 }];
+  const body = Buffer.from(JSON.stringify({ source: 't', data }));
+
+  it('passes the bytes and the indexes of the accepted items, deduplicated (last wins) and in key order; write is not called', async () => {
+    const calls: Array<{ body: Buffer | string; picks: readonly number[] }> = [];
+    let wrote = false;
+    const definition: BatchDefinition<Item> = {
+      name: 'test/json',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      async write() { wrote = true; },
+      async writeJson(_tx, items) { calls.push(items); },
+    };
+    const outcome = await processBatch(prepareBatch(definition), data, t.pool, undefined, body);
+    assert.equal(wrote, false);
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]?.body, body);
+    assert.deepEqual(calls[0]?.picks, [3, 4, 0]);
+    assert.deepEqual(outcome.results.map((r) => r.outcome), ['Upserted', 'Upserted', 'Rejected', 'Upserted', 'Upserted']);
+  });
+
+  it('without the bytes, or for a definition without writeJson, writes the parsed items', async () => {
+    let written: Item[] = [];
+    const definition: BatchDefinition<Item> = {
+      name: 'test/json-none',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      async write(_tx, items) { written = items; },
+      async writeJson() { throw new Error('not expected'); },
+    };
+    await processBatch(prepareBatch(definition), data, t.pool);
+    assert.deepEqual(written, [{ code: 'A' }, { code: 'B', n: 2 }, { code: 'C' }]);
+    written = [];
+    const { writeJson: _unused, ...plain } = definition;
+    await processBatch(prepareBatch(plain), data, t.pool, undefined, body);
+    assert.deepEqual(written.map((i) => i.code), ['A', 'B', 'C']);
+  });
+
+  it('leaves out of the picks the keys checkStored refuses', async () => {
+    let picks: readonly number[] = [];
+    const definition: BatchDefinition<Item> = {
+      name: 'test/json-stored',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      checkStored: async () => new Map([['B', [{ path: '/code', message: 'no' }]]]),
+      async write() { throw new Error('not expected'); },
+      async writeJson(_tx, items) { picks = items.picks; },
+    };
+    const outcome = await processBatch(prepareBatch(definition), data, t.pool, undefined, body);
+    assert.deepEqual(picks, [3, 0]);
+    assert.equal(outcome.accepted, 2);
+  });
+
+  it('when PostgreSQL refuses the JSON text, rolls that transaction back and writes the parsed items instead', async () => {
+    await t.pool.query('CREATE TABLE json_fallback (code text PRIMARY KEY)');
+    let written: Item[] = [];
+    const definition: BatchDefinition<Item> = {
+      name: 'test/json-fallback',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      async write(tx, items) {
+        written = items;
+        await tx.query('INSERT INTO json_fallback SELECT unnest($1::text[])', [items.map((i) => i.code)]);
+      },
+      async writeJson(tx) {
+        await tx.query("INSERT INTO json_fallback VALUES ('from-json')");
+        await tx.query("SELECT '[1e999999]'::jsonb"); // value overflows numeric format (22003)
+      },
+    };
+    const outcome = await processBatch(prepareBatch(definition), data, t.pool, undefined, body);
+    assert.deepEqual(written.map((i) => i.code), ['A', 'B', 'C']);
+    const { rows } = await t.pool.query<{ code: string }>('SELECT code FROM json_fallback ORDER BY code');
+    assert.deepEqual(rows.map((r) => r.code), ['A', 'B', 'C'], 'nothing of the refused attempt is kept');
+    assert.equal(outcome.accepted, 4);
+  });
+
+  it('any other database error stays what it was (no second attempt)', async () => {
+    let attempts = 0;
+    const definition: BatchDefinition<Item> = {
+      name: 'test/json-error',
+      itemSchema,
+      keyFields: ['/code'],
+      keyOf: (item) => item.code,
+      async write() { attempts += 1; },
+      async writeJson(tx) { attempts += 1; await tx.query('SELECT * FROM no_such_table'); },
+    };
+    await assert.rejects(processBatch(prepareBatch(definition), data, t.pool, undefined, body),
+      (error: unknown) => (error as { code?: string }).code === '42P01');
+    assert.equal(attempts, 1);
+  });
+
+  it('over HTTP, products sent with a \\u escape, a byte order mark or a number PostgreSQL cannot read are stored all the same', async () => {
+    const auth = `Bearer ${await t.token()}`;
+    const send = (payload: string | Buffer) => t.app.inject({
+      method: 'PUT', url: URL, headers: { authorization: auth, 'content-type': 'application/json' }, payload,
+    });
+    const escaped = await send('{"source":"t","data":[{"sku":"J-ESC","name":"caf\\u00e9 \\"q\\" \\\\ \\n"},{"sku":"J-NUL","name":"a\\u0000b"}]}');
+    assert.deepEqual(escaped.json().data.map((r: { outcome: string }) => r.outcome), ['Upserted', 'Rejected']);
+    const bom = await send(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"source":"t","data":[{"sku":"J-BOM","name":"Fußball ™"}]}')]));
+    assert.equal(bom.statusCode, 200, bom.body);
+    // An unknown member is ignored by the service, but PostgreSQL refuses the JSON text that holds it.
+    const huge = await send('{"source":"t","data":[{"sku":"J-HUGE","name":"n","note":1e999999},{"sku":"J-BAD","unitPrice":1e999999}]}');
+    assert.deepEqual(huge.json().data.map((r: { outcome: string }) => r.outcome), ['Upserted', 'Rejected']);
+    const { rows } = await t.pool.query<{ sku: string; name: string }>("SELECT sku, name FROM products WHERE sku LIKE 'J-%' ORDER BY sku");
+    assert.deepEqual(rows, [
+      { sku: 'J-BOM', name: 'Fußball ™' },
+      { sku: 'J-ESC', name: 'café "q" \\ \n' },
+      { sku: 'J-HUGE', name: 'n' },
+    ]);
+  });
+});
+
 /**
  * Every batch endpoint with one valid item that holds every nested object and array of its schema,
  * so that each string field of the schema (however deep) can be replaced in turn.

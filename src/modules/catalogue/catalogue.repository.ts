@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db/pool.js';
-import { defineTable } from '../../platform/db/upsert.js';
+import { defineTable, type JsonItems } from '../../platform/db/upsert.js';
 import type { ProductItem } from './catalogue.schemas.js';
 
 /** Interface field → column, in table order. The upsert statement below is generated from it. */
@@ -44,4 +44,9 @@ const products = defineTable({ table: 'products', columns: PRODUCT_COLUMNS, key:
 /** Every field is replaced (a field not sent becomes null); `changed_at` moves only on a real change. */
 export async function upsertProducts(tx: Queryable, items: readonly ProductItem[]): Promise<void> {
   await products.upsert(tx, items);
+}
+
+/** `upsertProducts` of the items picked from an envelope's JSON, as the service received it (upsert.ts: upsertJson). */
+export async function upsertProductsJson(tx: Queryable, json: JsonItems): Promise<void> {
+  await products.upsertJson(tx, json);
 }

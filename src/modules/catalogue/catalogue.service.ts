@@ -1,5 +1,5 @@
 import type { BatchDefinition } from '../../platform/batch/definition.js';
-import { upsertProducts } from './catalogue.repository.js';
+import { upsertProducts, upsertProductsJson } from './catalogue.repository.js';
 import { ProductItemSchema, type ProductItem } from './catalogue.schemas.js';
 
 export const productBatch: BatchDefinition<ProductItem> = {
@@ -8,4 +8,5 @@ export const productBatch: BatchDefinition<ProductItem> = {
   keyFields: ['/sku'],
   keyOf: (item) => item.sku,
   write: upsertProducts,
+  writeJson: upsertProductsJson,
 };

@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import type { Queryable } from '../db/pool.js';
+import type { JsonItems } from '../db/upsert.js';
 import type { ItemError } from '../schema/item-validator.js';
 
 /**
@@ -47,4 +48,12 @@ export interface BatchDefinition<TItem> {
    * Without deduplication they arrive in request order.
    */
   write(tx: Queryable, items: TItem[]): Promise<void>;
+  /**
+   * The same write, read from the JSON the batch came in: `json.picks` are the indexes in the
+   * envelope's `data` of the items `write` would get, in its order, and `items` those items parsed
+   * (for what is not read from the JSON). Optional; the envelope uses it when it has the request's
+   * bytes, so PostgreSQL reads the items as sent instead of the service serialising them again
+   * (`write` stays the way for everything else, and the fallback).
+   */
+  writeJson?(tx: Queryable, json: JsonItems, items: TItem[]): Promise<void>;
 }

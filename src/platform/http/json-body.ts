@@ -34,8 +34,25 @@ export const refusedMember = (member: PoisonedMember): AppError => {
   );
 };
 
-/** Without a `\u` escape a member name can only be spelled literally, so most bodies need no walk. */
-const MAY_HOLD_POISON = /__proto__|constructor|\\u/;
+/**
+ * Without a `\u` escape a member name can only be spelled literally, so most bodies need no walk.
+ * Looked for in the bytes (Buffer#includes, a native search): a regular expression over the decoded
+ * text cost ~1 µs per catalogue item, a tenth of the parse.
+ */
+const mayHoldPoison = (bytes: Buffer, escapes: boolean): boolean =>
+  escapes || bytes.includes('__proto__') || bytes.includes('constructor');
+
+/** The bytes each parsed body came from, for a reader that can use them as they are (the integration envelope). */
+const bodyBytes = new WeakMap<object, Buffer>();
+
+/**
+ * The bytes a JSON body was parsed from, when it is an object or array this parser made and its text
+ * holds no `\u` escape (so its strings are spelled exactly as their bytes; a reader such as
+ * PostgreSQL may refuse some escapes JavaScript takes, like `\u0000`); otherwise undefined.
+ */
+export function jsonBodyBytes(body: unknown): Buffer | undefined {
+  return typeof body === 'object' && body !== null ? bodyBytes.get(body) : undefined;
+}
 
 /** The first `__proto__` member, or `constructor` holding a `prototype` member, found walking without recursion. */
 function findPoisonedMember(root: unknown): PoisonedMember | undefined {
@@ -84,8 +101,10 @@ export function parseJsonBody(bytes: Buffer): unknown {
   } catch {
     throw new FST_ERR_CTP_INVALID_JSON_BODY();
   }
-  const poisoned = MAY_HOLD_POISON.test(text) ? findPoisonedMember(value) : undefined;
+  const escapes = bytes.includes('\\u');
+  const poisoned = mayHoldPoison(bytes, escapes) ? findPoisonedMember(value) : undefined;
   if (poisoned) throw refusedMember(poisoned);
+  if (!escapes && typeof value === 'object' && value !== null) bodyBytes.set(value, bytes);
   return value;
 }
 

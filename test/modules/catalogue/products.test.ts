@@ -220,6 +220,40 @@ describe('PUT /catalogue/products', () => {
     assert.equal((await row(t, 'BULK-0003'))?.unit_price, '1.7500');
   });
 
+  it('stores from the request\'s JSON exactly what the parsed items store (decimals in every accepted form, text, nulls, duplicates)', async () => {
+    const variants = [
+      { ...FULL_PRODUCT, sku: 'EQ-1', unitPrice: 1.50, weight: '021.50', length: 1e2, width: -0, height: '0.0100' },
+      { sku: 'EQ-2', name: 'Fußball ™ • “quoted” \\ back\tslash', description: null, blocked: true, unitPrice: '99999999999.9999' },
+      { sku: 'EQ-3', name: 'first' },
+      { sku: 'EQ-bad', unitPrice: 1.23456 },
+      { sku: 'EQ-3', name: 'last wins', isDefaultColor: false, weight: 0.0001 },
+    ];
+    const res = await putBatch(t, '/catalogue/products', variants);
+    assert.deepEqual(res.json().data.map((r: { outcome: string }) => r.outcome), ['Upserted', 'Upserted', 'Upserted', 'Rejected', 'Upserted']);
+    // The same items through write(), the way every item went before, under other keys.
+    const parsed = [variants[0], variants[1], variants[4]].map((v) => ({ ...v, sku: `W${v?.sku}` })) as Parameters<typeof productBatch.write>[1];
+    const client = await t.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await productBatch.write(client, parsed);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const { rows } = await t.pool.query("SELECT * FROM products WHERE sku LIKE 'EQ-%' OR sku LIKE 'WEQ-%' ORDER BY sku");
+    const bySku = new Map(rows.map((r) => [r.sku as string, { ...r, sku: undefined, created_at: undefined, changed_at: undefined, changed_xid: undefined }]));
+    assert.equal(bySku.has('EQ-bad'), false);
+    for (const sku of ['EQ-1', 'EQ-2', 'EQ-3']) assert.deepEqual(bySku.get(sku), bySku.get(`W${sku}`), sku);
+    assert.equal(bySku.get('EQ-3')?.name, 'last wins');
+    assert.deepEqual([bySku.get('EQ-1')?.unit_price, bySku.get('EQ-1')?.weight, bySku.get('EQ-1')?.length, bySku.get('EQ-1')?.width],
+      ['1.5000', '21.5000', '100.0000', '0.0000']);
+    // Re-sent unchanged, nothing moves.
+    const before = await t.pool.query("SELECT sku, changed_at FROM products WHERE sku LIKE 'EQ-%' ORDER BY sku");
+    await putBatch(t, '/catalogue/products', variants);
+    const afterResend = await t.pool.query("SELECT sku, changed_at FROM products WHERE sku LIKE 'EQ-%' ORDER BY sku");
+    assert.deepEqual(afterResend.rows, before.rows);
+  });
+
   it('checks the booleans and decimals lists cover the schema', async () => {
     // Guards the table-driven cases above against a field being added without a test.
     const schemaFields = Object.keys(ProductItemSchema.properties).sort();
