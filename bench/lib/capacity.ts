@@ -161,6 +161,8 @@ export function need(costs: Costs, workload: Workload): Need {
  * stated here once; change them to model another business.
  */
 export const EXAMPLE = {
+  /** Product variants in the catalogue: what lookup, search and quote cost grows with. */
+  variants: 500_000,
   buyers: 5000,
   /** Share of buyers active in the busiest hour, and seconds between an active buyer's pages. */
   activeShare: 0.2,
@@ -197,9 +199,29 @@ export interface CapacityReport {
   readonly text: string;
 }
 
+/**
+ * The catalogue the run's costs were measured on: the most products a scenario reports
+ * (`products`), undefined when none does.
+ */
+export function measuredVariants(results: Readonly<Record<string, Json>>): number | undefined {
+  const counts = Object.values(results).map((json) => at(json, 'products')).filter((n): n is number => n !== undefined);
+  return counts.length === 0 ? undefined : Math.max(...counts);
+}
+
+/**
+ * Whether costs measured on `measured` variants stand for a catalogue of `variants`: within a
+ * quarter of it either way. Search and lookup cost grow with the catalogue, so the example is
+ * sized from a run at (about) its own size: `npm run bench -- --capacity --items <variants>`.
+ */
+export function catalogueMatches(measured: number | undefined, variants: number): boolean {
+  return measured !== undefined && measured >= variants * 0.75 && measured <= variants * 1.25;
+}
+
 /** The capacity model's report: per-core figures and the example's needs, as JSON and as text. */
 export function capacityReport(results: Readonly<Record<string, Json>>, example = EXAMPLE): CapacityReport {
   const costs = costsOf(results);
+  const measured = measuredVariants(results);
+  const matches = catalogueMatches(measured, example.variants);
   const rows = perCore(costs);
   const workload = exampleWorkload(example);
   const needed = need(costs, workload);
@@ -216,8 +238,10 @@ export function capacityReport(results: Readonly<Record<string, Json>>, example 
       saturates_first: r.saturatesFirst,
       database: r.database,
     }])),
+    measured_variants: measured ?? null,
     example: {
       assumptions: example,
+      catalogue_matches: matches,
       workload_per_s: Object.fromEntries(Object.entries(workload).map(([k, v]) => [k, round(v, 2)])),
       service_cores: round(needed.serviceCores, 2),
       primary_cores: round(needed.primaryCores, 2),
@@ -233,11 +257,13 @@ export function capacityReport(results: Readonly<Record<string, Json>>, example 
   };
   const text = [
     'Capacity model (docs/operations.md): CPU per unit measured under load in this run, and what one core does a second',
+    `Catalogue of this run: ${measured === undefined ? 'unknown' : `${measured.toLocaleString('en-US')} variants`}`,
     `${'work'.padEnd(18)}${'unit'.padEnd(40)}${'service ms'.padStart(11)}${'PG ms'.padStart(8)}${'/s per service core'.padStart(21)}${'/s per PG core'.padStart(16)}${'/s per shared core'.padStart(20)}  first to saturate`,
     ...rows.map((r) => `${r.kind.padEnd(18)}${r.unit.padEnd(40)}${fixed(r.serviceMs, 3).padStart(11)}${fixed(r.postgresMs, 3).padStart(8)}`
       + `${fixed(r.perServiceCore).padStart(21)}${fixed(r.perPostgresCore).padStart(16)}${fixed(r.perSharedCore).padStart(20)}  ${r.saturatesFirst}`),
     '',
-    `Worked example: ${example.buyers.toLocaleString('en-US')} buyers, ${example.stockChangesPerDay.toLocaleString('en-US')} stock changes a day, busiest hour`,
+    `Worked example: ${example.variants.toLocaleString('en-US')} variants, ${example.buyers.toLocaleString('en-US')} buyers, ${example.stockChangesPerDay.toLocaleString('en-US')} stock changes a day, busiest hour`,
+    ...(matches ? [] : [`  measured on another catalogue size: for the example's, run npm run bench -- --capacity --items ${example.variants}`]),
     ...needed.byKind.map((r) => `  ${r.kind.padEnd(18)}${fixed(r.perSecond, 2).padStart(9)} /s → service ${fixed(r.serviceCores, 3)} cores, PostgreSQL ${fixed(r.postgresCores, 3)} cores (${r.database})`),
     `  busy at the peak: service ${fixed(needed.serviceCores, 2)} cores, PostgreSQL primary ${fixed(needed.primaryCores, 2)} + replicable reads ${fixed(needed.replicaCores, 2)} cores`,
     `  with ${example.headroom * 100} % headroom: service ${json.example.recommended.service_cores} cores; PostgreSQL ${json.example.recommended.primary_cores} cores alone, `

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { capacityReport, costsOf, EXAMPLE, exampleWorkload, need, perCore } from '../../bench/lib/capacity.js';
+import { capacityReport, catalogueMatches, costsOf, EXAMPLE, exampleWorkload, measuredVariants, need, perCore } from '../../bench/lib/capacity.js';
 
 /** The capacity model (bench/lib/capacity.ts) reads the scenarios' JSON as they print it. */
 
@@ -78,6 +78,22 @@ describe('capacity model', () => {
     assert.equal(workload.lookup_cold, pages * 0.2 + EXAMPLE.integrationLookupsPerS);
     assert.equal(workload.order, (5000 * 3 * 0.1) / 3600);
     assert.equal(workload.ingest_inventory, (1_000_000 / 86_400) * 3);
+  });
+
+  it('says which catalogue the costs were measured on, and whether it is the example\'s size', () => {
+    assert.equal(measuredVariants({ search: { products: 101_847 }, lookup: { products: 101_847 }, capacity: {} }), 101_847);
+    assert.equal(measuredVariants({ quote: { requests: 5 } }), undefined);
+    assert.equal(catalogueMatches(101_847, EXAMPLE.variants), false);
+    assert.equal(catalogueMatches(501_847, EXAMPLE.variants), true);
+    assert.equal(catalogueMatches(undefined, EXAMPLE.variants), false);
+    const small = capacityReport({ ...results, search: { ...results.search, products: 101_847 } });
+    assert.equal(small.json.measured_variants, 101_847);
+    assert.equal((small.json.example as { catalogue_matches: boolean }).catalogue_matches, false);
+    assert.match(small.text, /^Catalogue of this run: 101,847 variants$/m);
+    assert.match(small.text, /run npm run bench -- --capacity --items 500000$/m);
+    const sized = capacityReport({ ...results, search: { ...results.search, products: 501_847 } });
+    assert.equal((sized.json.example as { catalogue_matches: boolean }).catalogue_matches, true);
+    assert.doesNotMatch(sized.text, /another catalogue size/);
   });
 
   it('reports JSON and text with the headroom applied', () => {
