@@ -62,8 +62,10 @@ describe('database restarts during ingest', { timeout: 600_000 }, () => {
     const push = async (client: number): Promise<void> => {
       while (!stopping) {
         const id = `${client}-${sequence++}`;
+        // Each batch its own master product in 5 colourways of 10 sizes, as a catalogue has them: a
+        // colourway growing by every batch grew to ~8,000 variants, each change re-indexing them all.
         const data = Array.from({ length: BATCH }, (_, n) => ({
-          sku: `R${id}-${n}`, masterProductNo: `RM${client}`, color: `C${n % 5}`, size: 'M', name: `batch ${id}`, unitPrice: 10 + n,
+          sku: `R${id}-${n}`, masterProductNo: `RM${id}`, color: `C${n % 5}`, size: `S${Math.floor(n / 5)}`, name: `batch ${id}`, unitPrice: 10 + n,
         }));
         const batch: Batch = { id, client, outcome: 'other' };
         batches.push(batch);
@@ -152,8 +154,9 @@ describe('database restarts during ingest', { timeout: 600_000 }, () => {
     const check = new pg.Client({ connectionString: cluster.url });
     await check.connect();
     try {
+      // The indexer first works through what the clients pushed (~140,000 products, ~20 s here).
       await waitFor('the search indexer to index a product pushed after the restarts', async () =>
-        (await check.query("SELECT 1 FROM search_documents WHERE id = 'afterm_red'")).rowCount! > 0, 30_000);
+        (await check.query("SELECT 1 FROM search_documents WHERE id = 'afterm_red'")).rowCount! > 0, 120_000);
       await waitFor('the invitation job to run after the restarts', async () =>
         (await check.query("SELECT 1 FROM graphile_worker.jobs WHERE task_identifier = 'customers.provision-user'")).rowCount === 0
         && (await check.query("SELECT 1 FROM users WHERE email = 'after@example.test'")).rowCount === 1, 30_000);
