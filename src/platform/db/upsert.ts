@@ -33,11 +33,10 @@ export interface UpsertTable<TField extends string> {
   /** Maps flat source objects (interface field names) to rows and upserts them in array order. */
   upsert(tx: Queryable, sources: ReadonlyArray<Partial<Record<TField, unknown>>>): Promise<void>;
   /**
-   * The same upsert, read by PostgreSQL from the JSON the items came in (each item, or its object
-   * `member`): nothing is mapped or serialised again. The items must have passed the same
-   * validation as `upsert`'s.
+   * The same upsert, read by PostgreSQL from the JSON the items came in: nothing is mapped or
+   * serialised again. The items must have passed the same validation as `upsert`'s.
    */
-  upsertJson(tx: Queryable, items: JsonItems, member?: string): Promise<void>;
+  upsertJson(tx: Queryable, items: JsonItems): Promise<void>;
   /** `upsert` of rows `rows()` made. */
   upsertRows(tx: Queryable, rows: string): Promise<void>;
   /** The rows as sent to PostgreSQL, for callers that run further statements over the same JSON. */
@@ -71,7 +70,6 @@ ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET
 }
 
 const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 /** A record definition list by the interface's field names. */
 const recordFields = (columns: ReadonlyArray<ColumnSpec>): string => columns.map(([f, , t]) => `${quoted(f)} ${t}`).join(', ');
 /**
@@ -84,8 +82,6 @@ const recordFields = (columns: ReadonlyArray<ColumnSpec>): string => columns.map
 const DOC = `ROWS FROM (jsonb_array_elements($1::jsonb -> 'data')) WITH ORDINALITY AS doc(item, o)`;
 const PICKED = `($2::int[])[doc.o] IS NOT NULL`;
 const PLACE = `($2::int[])[doc.o]`;
-/** The item, or its object `member`. */
-const itemAt = (member?: string): string => `doc.item${member ? ` -> ${literal(member)}` : ''}`;
 
 /**
  * The upsert of `upsertStatement` reading its rows from an envelope's JSON: $1 the envelope (jsonb),
@@ -93,7 +89,7 @@ const itemAt = (member?: string): string => `doc.item${member ? ` -> ${literal(m
  * names; a numeric is written as `toDecimalText` writes it (trim_scale: no trailing zeros, so `1.50`
  * is stored as `1.5` whichever way it came).
  */
-export function upsertJsonStatement(spec: TableSpec, member?: string): string {
+export function upsertJsonStatement(spec: TableSpec): string {
   const columns = spec.columns.map(([, c]) => c);
   const values = spec.columns.map(([f, , t]) => (t.startsWith('numeric') ? `trim_scale(item.${quoted(f)})` : `item.${quoted(f)}`));
   const upsert = upsertStatement(spec);
@@ -102,7 +98,7 @@ export function upsertJsonStatement(spec: TableSpec, member?: string): string {
 INSERT INTO ${spec.table} (${columns.join(', ')})
 SELECT ${values.join(', ')}
 FROM ${DOC},
-  jsonb_to_record(${itemAt(member)}) AS item(${recordFields(spec.columns)})
+  jsonb_to_record(doc.item) AS item(${recordFields(spec.columns)})
 WHERE ${PICKED}
 ORDER BY ${PLACE}${conflict}`;
 }
@@ -127,15 +123,7 @@ function places(picks: readonly number[]): Array<number | null> {
 
 export function defineTable<TField extends string>(spec: TableSpec<TField>): UpsertTable<TField> {
   const statement = upsertStatement(spec);
-  const jsonStatements = new Map<string, string>();
-  const jsonStatement = (member?: string): string => {
-    let text = jsonStatements.get(member ?? '');
-    if (text === undefined) {
-      text = upsertJsonStatement(spec, member);
-      jsonStatements.set(member ?? '', text);
-    }
-    return text;
-  };
+  const jsonStatement = upsertJsonStatement(spec);
   const decimals = new Set(spec.columns.filter(([, , t]) => t.startsWith('numeric')).map(([f]) => f));
   const toRow = (source: Partial<Record<TField, unknown>>): Record<string, unknown> => {
     const row: Record<string, unknown> = {};
@@ -154,9 +142,9 @@ export function defineTable<TField extends string>(spec: TableSpec<TField>): Ups
       if (sources.length === 0) return;
       await tx.query(statement, [rows(sources)]);
     },
-    async upsertJson(tx, items, member) {
+    async upsertJson(tx, items) {
       if (items.picks.length === 0) return;
-      await tx.query(jsonStatement(member), [jsonbParameter(items.body), places(items.picks)]);
+      await tx.query(jsonStatement, [jsonbParameter(items.body), places(items.picks)]);
     },
     async upsertRows(tx, text) {
       await tx.query(statement, [text]);
