@@ -37,7 +37,11 @@ export function createPool(options: PoolOptions): pg.Pool {
     connectionString: options.url,
     max: options.max,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
-    idleTimeoutMillis: 30_000,
+    // A connection once opened stays open (pg's default closes one idle for 10 s): opening one under
+    // load (a backend forked and authenticated, its catalogue caches and named statements built
+    // again) held the requests queued behind it 30–150 ms, most of the lookup's slowest 1 % beside
+    // ingest (the load trial), and bursts came every time the pool had shrunk between two.
+    idleTimeoutMillis: 0,
     application_name: options.applicationName ?? 'portway',
     ...(pooled ? {} : { lock_timeout: lockTimeout, statement_timeout: statementTimeout }),
   });
