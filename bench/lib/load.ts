@@ -1,4 +1,6 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -145,7 +147,7 @@ function figures(latencies: readonly number[], durationS: number): Pick<LoadResu
  * the load generator's CPU), while the first connection's first request is already on its clock:
  * a request sent before `start` measures the load generator, not the server, and is not counted.
  */
-export function runLoad(options: LoadOptions): Promise<LoadResult> {
+export function runLoadHere(options: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     let startedAt: number | undefined;
     const latencies: number[] = [];
@@ -193,6 +195,66 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     });
     instance.on('response', (_client, _status, _bytes, latencyMs) => {
       if (startedAt !== undefined && performance.now() - latencyMs >= startedAt) latencies.push(latencyMs);
+    });
+  });
+}
+
+const GENERATOR = fileURLToPath(new URL('./load.child.ts', import.meta.url));
+
+interface Generator {
+  readonly child: ChildProcess;
+  readonly pending: Map<number, { resolve: (result: LoadResult) => void; reject: (error: Error) => void }>;
+  next: number;
+}
+let generator: Generator | undefined;
+
+/** The load generator's process, started on first use and kept for the next runs. */
+function generatorProcess(): Generator {
+  if (generator !== undefined && generator.child.connected) return generator;
+  const child = fork(GENERATOR, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const started: Generator = { child, pending: new Map(), next: 0 };
+  child.on('message', (message: { id: number; result?: LoadResult; error?: string }) => {
+    const waiting = started.pending.get(message.id);
+    if (waiting === undefined) return;
+    started.pending.delete(message.id);
+    if (message.result !== undefined) waiting.resolve(message.result);
+    else waiting.reject(new Error(message.error ?? 'the load generator failed'));
+    if (started.pending.size === 0) child.channel?.unref();
+  });
+  child.on('exit', (code, signal) => {
+    for (const waiting of started.pending.values()) waiting.reject(new Error(`the load generator exited (${signal ?? code})`));
+    started.pending.clear();
+    if (generator === started) generator = undefined;
+  });
+  // Idle, it keeps nothing alive: the bench ends when its work does, and the generator with it.
+  child.unref();
+  child.channel?.unref();
+  generator = started;
+  return started;
+}
+
+/** The load generator's pid once it was started (tests). */
+export function loadGeneratorPid(): number | undefined {
+  return generator?.child.pid;
+}
+
+/**
+ * `runLoadHere` in the load generator's own process. The bench process holds the data set (at a
+ * million products, a heap of ~2.7 GB) and the collector's pauses over it stalled autocannon in the
+ * same event loop: they were counted as latency, the baseline's p99 doubling from 100,000 products
+ * to 1,000,000. The generator's process holds the requests of the run it makes, nothing else.
+ */
+export function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const running = generatorProcess();
+  const id = running.next;
+  running.next += 1;
+  return new Promise<LoadResult>((resolve, reject) => {
+    running.pending.set(id, { resolve, reject });
+    running.child.channel?.ref();
+    running.child.send({ id, options }, (error) => {
+      if (error === null || error === undefined) return;
+      running.pending.delete(id);
+      reject(error);
     });
   });
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { combineLoads, postRequests, runAlternating, runLoad, sliceCount, sliceOrder, type LoadResult } from '../../bench/lib/load.js';
+import { combineLoads, loadGeneratorPid, postRequests, runAlternating, runLoad, sliceCount, sliceOrder, type LoadResult } from '../../bench/lib/load.js';
 
 const part = (latencies: number[], durationS: number, bytesPerS: number, failures: Partial<LoadResult['failures']> = {}): LoadResult => ({
   rps: latencies.length / durationS,
@@ -105,6 +105,26 @@ describe('runLoad over real connections', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   }
+
+  it('runs the load in a process of its own (not the one holding the data set), the same one run after run', async () => {
+    const server = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const options = { baseUrl: `http://127.0.0.1:${port}`, requests: [{ method: 'GET' as const, path: '/' }], headers: {}, connections: 2, durationS: 1 };
+      const first = await runLoad(options);
+      const pid = loadGeneratorPid();
+      assert.ok(first.requests > 0 && first.failures.non2xx === 0);
+      assert.ok(pid !== undefined && pid !== process.pid, `the generator's pid ${pid} is not this process's ${process.pid}`);
+      process.kill(pid, 0);
+      const second = await runLoad(options);
+      assert.ok(second.requests > 0);
+      assert.equal(loadGeneratorPid(), pid);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 
   it('with uniqueIds, gives every request sent an id of its own in place of [<id>] (an Idempotency-Key per order)', async () => {
     const keys: string[] = [];
