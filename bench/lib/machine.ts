@@ -60,17 +60,16 @@ export function treeCpuSeconds(root: number): number | undefined {
     if (list) list.push(pid);
     else children.set(entry.ppid, [pid]);
   }
+  // Each process's ticks hold its reaped children's (processTable), the root's included: adding the
+  // root's cutime and cstime again counted every backend that ended during a phase twice, its whole
+  // life's CPU landing in that phase (196 ms of PostgreSQL per 1,000 items re-sent at 1,000,000
+  // products, six times what two cores can give).
   let ticks = 0;
   const stack = [root];
   while (stack.length > 0) {
     const pid = stack.pop() as number;
     ticks += table.get(pid)?.ticks ?? 0;
     stack.push(...(children.get(pid) ?? []));
-  }
-  const stat = readProc(`/proc/${root}/stat`);
-  if (stat) {
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[13]) + Number(fields[14]);
   }
   return ticks / USER_HZ;
 }
