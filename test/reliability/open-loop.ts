@@ -60,6 +60,21 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   const drained = new Promise<void>((resolve) => { allDone = resolve; });
   let dispatched = 0;
 
+  /** POSTs `body` to `path`; `finish` gets the status (or what failed) and whether it was a 200. */
+  const post = (path: string, body: string, finish: (status: string, ok: boolean) => void) => {
+    const req = http.request(new URL(path, base), {
+      method: 'POST', agent, timeout: REQUEST_TIMEOUT_MS,
+      headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => finish(String(res.statusCode ?? 0), res.statusCode === 200));
+      res.on('error', () => finish('response-error', false));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (error) => finish(error.message === 'timeout' ? 'timeout' : 'request-error', false));
+    req.end(body);
+  };
+
   const send = (i: number, due: number) => {
     const { path, body } = options.requests[i % options.requests.length] as { path: string; body: string };
     inFlight += 1;
@@ -75,17 +90,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
       }
       if (dispatched === total && inFlight === 0) allDone();
     };
-    const req = http.request(new URL(path, base), {
-      method: 'POST', agent, timeout: REQUEST_TIMEOUT_MS,
-      headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => finish(String(res.statusCode ?? 0), res.statusCode === 200));
-      res.on('error', () => finish('response-error', false));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (error) => finish(error.message === 'timeout' ? 'timeout' : 'request-error', false));
-    req.end(body);
+    post(path, body, finish);
   };
 
   // One untimed request per path first: a fresh process compiles its request code and opens its
@@ -95,19 +100,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   for (const { path, body } of options.requests) {
     if (seen.has(path)) continue;
     seen.add(path);
-    await new Promise<void>((resolve) => {
-      const req = http.request(new URL(path, base), {
-        method: 'POST', agent, timeout: REQUEST_TIMEOUT_MS,
-        headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-        res.on('error', () => resolve());
-      });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', () => resolve());
-      req.end(body);
-    });
+    await new Promise<void>((resolve) => post(path, body, () => resolve()));
   }
 
   const start = performance.now() + 20;
