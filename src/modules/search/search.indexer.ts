@@ -317,7 +317,7 @@ export async function refresh(pool: Pool, options: ChunkOptions = {}): Promise<R
 export const ANALYZE_AFTER_DOCUMENTS = 1000;
 
 async function analyzeIndex(db: Queryable): Promise<void> {
-  await db.query('ANALYZE search_documents, search_matches, search_product_keys, search_words, search_facet_groups, search_facet_values');
+  await db.query('ANALYZE search_documents, search_matches, search_suggest_matches, search_product_keys, search_words, search_facet_groups, search_facet_values');
 }
 
 /**
@@ -330,7 +330,7 @@ async function analyzeIndex(db: Queryable): Promise<void> {
  */
 async function vacuumIndex(db: Queryable): Promise<void> {
   await db.query('SELECT pg_stat_force_next_flush()');
-  await db.query('VACUUM (ANALYZE) search_documents, search_matches, search_product_keys, search_words, search_facet_groups, search_facet_values');
+  await db.query('VACUUM (ANALYZE) search_documents, search_matches, search_suggest_matches, search_product_keys, search_words, search_facet_groups, search_facet_values');
 }
 
 export interface RebuildResult {

@@ -426,31 +426,33 @@ export const MIN_INFIX_LENGTH = 3;
  * not Pajamas). Both are LIKE patterns on `suggest_words` (the suggest text as space-led words,
  * migration 1764000001600), which its trigram index serves. Ranked: the Description starting with
  * the first word, then containing every word, then the shorter Description, then ProductNo and id.
+ * Matched, tested and ranked in the narrow rows of search_suggest_matches (migration
+ * 1764000004000, the Description there already lowercased); the document's own row is read for the
+ * suggestions answered alone.
  */
 export async function suggestDocuments(db: Queryable, brands: BrandLists, words: readonly string[], top: number): Promise<Suggestion[]> {
   // One LIKE per word, its pattern a parameter, so the planner sees each and uses the trigram index.
   // Words are letters and digits only (`searchWords`): no LIKE wildcard or escape can be in one.
   const patterns = words.map((w) => (w.length >= MIN_INFIX_LENGTH ? `%${w}%` : `% ${w}%`));
-  const contains = words.map((_, i) => `d.suggest_words LIKE lower($${i + 5})`).join(' AND ') || 'false';
-  // For ranking only, so a short word's start is taken after a space (regexp_replace over thousands of hits cost more than finding them).
-  // The Description is lowercased once per hit (`lowered`, behind OFFSET 0 so it is not inlined into each test): it cost more than the tests.
+  const contains = words.map((_, i) => `m.suggest_words LIKE lower($${i + 5})`).join(' AND ') || 'false';
+  // For ranking only, so a short word's start is taken after a space.
   const inDescription = words.map((_, i) => `' ' || h.lowered LIKE lower($${i + 5})`).join(' AND ') || 'false';
-  const order = `starts DESC, in_description DESC, length(coalesce(description, '')), product_no COLLATE "C", id COLLATE "C"`;
+  const order = `starts DESC, in_description DESC, description_length, product_no COLLATE "C", id COLLATE "C"`;
+  const topOrder = `top.starts DESC, top.in_description DESC, top.description_length, top.product_no COLLATE "C", top.id COLLATE "C"`;
   const { rows } = await db.query<{ data: Suggestion[] }>(
     `WITH hits AS (
-       SELECT DISTINCT ON (d.product_no) d.id, d.product_no, d.description, d.brand, d.colour
-         FROM search_documents d
-        WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$4', 'd.brand_key')} AND ${contains}
-        ORDER BY d.product_no, d.id COLLATE "C"
-     ), ranked AS (
-       SELECT h.*, h.lowered LIKE lower($3) AS starts, ${inDescription} AS in_description
-         FROM (SELECT hits.*, lower(coalesce(hits.description, '')) AS lowered FROM hits OFFSET 0) h
+       SELECT DISTINCT ON (m.product_no COLLATE "C") m.id, m.product_no, m.lowered, m.description_length
+         FROM search_suggest_matches m
+        WHERE m.generation = ${ACTIVE_GENERATION} AND ${visible('m.brand_code', '$4', 'm.brand_key')} AND ${contains}
+        ORDER BY m.product_no COLLATE "C", m.id COLLATE "C"
      ), top AS (
-       SELECT * FROM ranked ORDER BY ${order} LIMIT $2
+       SELECT h.id, h.product_no, h.description_length, h.lowered LIKE lower($3) AS starts, ${inDescription} AS in_description
+         FROM hits h ORDER BY ${order} LIMIT $2
      )
-     SELECT (SELECT coalesce(json_agg(json_build_object('id', id, 'text', coalesce(description, product_no), 'ProductNo', product_no,
-                                                        'Description', description, 'Brand', brand, 'Colour', colour) ORDER BY ${order}), '[]')
-               FROM top) AS data`,
+     SELECT (SELECT coalesce(json_agg(json_build_object('id', d.id, 'text', coalesce(d.description, d.product_no), 'ProductNo', d.product_no,
+                                                        'Description', d.description, 'Brand', d.brand, 'Colour', d.colour)
+                                      ORDER BY ${topOrder}), '[]')
+               FROM top JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = top.id) AS data`,
     [brands.allowed, top, `${words[0] ?? ''}%`, brands.indent, ...patterns],
   );
   return (rows[0] as (typeof rows)[number]).data;
