@@ -387,6 +387,42 @@ export function buildSuggestMix(source: MixSource, count: number, seed: number):
   return out;
 }
 
+/**
+ * Which search statement a request of the mix runs (search.queries.ts `searchStatement`): its text
+ * differs only by whether the query has words, which filters are set and the sort. Each is a named
+ * statement that a database connection plans for its values at its first five executions and
+ * then, for as long as the process lives, reuses the plan it made once (decisions.md, "Search
+ * matches in a narrow table").
+ */
+export function searchShape(params: QueryParams): string {
+  const names = [...new Set(params.map(([name]) => name))].filter((name) => !['q', 'page', 'pageSize', 'sort'].includes(name)).sort();
+  const q = params.find(([name]) => name === 'q')?.[1] ?? '';
+  const sort = params.find(([name]) => name === 'sort')?.[1] ?? '';
+  return JSON.stringify([searchWords(q).length > 0, names, sort]);
+}
+
+/**
+ * A warm-up that brings every search statement of `mix` to the state a long-running service is in
+ * (each connection reusing its plan): `perShape` requests of each shape (`searchShape`), the shapes
+ * taking turns so requests in flight together are of different shapes, each request of a shape
+ * asking for another page (`page` 1, 2, …) so that an answer cache answers none of them.
+ */
+export function planWarmUp<K extends string>(mix: ReadonlyArray<MixRequest<K>>, perShape: number): Array<MixRequest<K>> {
+  const byShape = new Map<string, Array<MixRequest<K>>>();
+  for (const r of mix) {
+    const shape = searchShape(r.params);
+    byShape.set(shape, [...(byShape.get(shape) ?? []), r]);
+  }
+  const out: Array<MixRequest<K>> = [];
+  for (let k = 0; k < perShape; k += 1) {
+    for (const requests of byShape.values()) {
+      const r = requests[k % requests.length] as MixRequest<K>;
+      out.push({ ...r, params: [...r.params.filter(([name]) => name !== 'page'), ['page', String(k + 1)]] });
+    }
+  }
+  return out;
+}
+
 /** One freshness change: a product PUT with a word of its own in the description that makes its document's Description. */
 export interface FreshnessChange {
   readonly documentId: string;

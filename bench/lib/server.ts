@@ -21,6 +21,8 @@ import { REPO_ROOT } from './paths.js';
  */
 export interface RunningServer {
   readonly baseUrl: string;
+  /** The size of the server's database pool (DATABASE_POOL_SIZE as it loaded its configuration). */
+  readonly databasePoolSize: number;
   readonly pid: number;
   readonly logFile: string;
   /** A bearer token the server accepts (scope integration:write). */
@@ -159,6 +161,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let stopped = false;
   return {
     baseUrl,
+    databasePoolSize: config.databasePoolSize,
     pid,
     logFile,
     token,

@@ -12,7 +12,7 @@ import { expectAllOk, runAlternating, runLoad, type AlternatingResult, type Load
 import { FOREIGN_CPU_WARNING, ForeignCpuMonitor, foreignCpuNote, localPostmaster, treeCpuSeconds } from '../lib/machine.js';
 import type { BenchContext, Scenario, ScenarioResult } from '../lib/scenario.js';
 import {
-  CEILING_QUERY, SEARCH_ACCOUNTS, SEARCH_KIND_SHARES, SUGGEST_KIND_SHARES, buildSearchData, buildSearchMix, searchWordProblems, buildSuggestMix, filterValues,
+  CEILING_QUERY, SEARCH_ACCOUNTS, SEARCH_KIND_SHARES, SUGGEST_KIND_SHARES, buildSearchData, buildSearchMix, searchWordProblems, buildSuggestMix, filterValues, planWarmUp,
   freshnessChanges, queryPath, visibleDocuments, type AccountLabel, type FilterValues, type FreshnessChange, type QueryParams, type SearchKind, type SuggestKind,
 } from '../lib/search-data.js';
 import { startServer, type RunningServer } from '../lib/server.js';
@@ -44,7 +44,8 @@ import { formatRate, percentile, round, runPhase } from '../lib/timing.js';
  *    with only documents the account may see; the "ceiling" query finds nothing.
  * 3. Load, cache off, then again in the fresh cache-on process: search, the ceiling and suggest,
  *    each from --connections connections (default 8, closed loop, autocannon) for --duration
- *    seconds after a warm-up, in alternating slices of about 2 s (search, ceiling, suggest, suggest,
+ *    seconds after a plan warm-up (PLAN_WARM_UP_RUNS searches of each statement per connection of
+ *    the service's pool: the state of a process that has served for a while) and a warm-up, in alternating slices of about 2 s (search, ceiling, suggest, suggest,
  *    ceiling, search, …) so a drift of the machine's speed weighs on all three. Search and suggest
  *    rotate through their mixes (600 and 400 requests: words, two words, typos, product numbers,
  *    brand names, empty queries, facet filters; prefixes and infixes; every account by its share),
@@ -67,6 +68,14 @@ const DEFAULT_CHANGES = 100;
 const SEARCH_REQUESTS = 600;
 const SUGGEST_REQUESTS = 400;
 const WARM_UP_S = 2;
+/**
+ * The plan warm-up (`planWarmUp`): requests of each search statement per connection of the
+ * service's pool, on average; PostgreSQL plans a named statement for its values at its first five
+ * executions on a connection and reuses one plan from the sixth. Without it the timed load measured
+ * a process in its first minute: ~55 statements × 10 connections × 5 planned executions is more
+ * than the whole load sends, and planning cost ~2.4 ms of a search's PostgreSQL CPU.
+ */
+const PLAN_WARM_UP_RUNS = 6;
 /** About this long per slice of the timed run, with a pause before each (`runAlternating`). */
 const SLICE_S = 2;
 const SLICE_PAUSE_MS = 300;
@@ -103,6 +112,18 @@ async function getJson<T>(url: string, headers: Readonly<Record<string, string>>
   return JSON.parse(text) as T;
 }
 
+/** Sends every request once, `connections` at a time, each to be answered 200 (a count of requests, not a duration). */
+async function sendAll(requests: ReadonlyArray<{ url: string; headers: Readonly<Record<string, string>> }>, connections: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < requests.length; i = next++) {
+      const r = requests[i] as (typeof requests)[number];
+      await getJson(r.url, r.headers);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+}
+
 /** Per kind of request, in the checking pass: how many were sent, how many found anything, and each one's latency alone. */
 interface KindStats { requests: number; found: number; latenciesMs: number[] }
 type KindsStats<K extends string> = Record<K, KindStats>;
@@ -119,6 +140,8 @@ interface TimedLoad {
   readonly paths: Record<PathName, AlternatingResult<'cpuS' | 'dbCpuS'>>;
   readonly foreignCpu: number | undefined;
   readonly peakRssMb: number | undefined;
+  /** Searches of the plan warm-up (`planWarmUp`) sent before the timed load. */
+  readonly planWarmUpSearches: number;
 }
 
 function optionNumber(ctx: BenchContext, name: string, fallback: number): number {
@@ -260,6 +283,9 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     const target = server;
     const load = (path: PathName, seconds: number) =>
       runLoad({ baseUrl: target.baseUrl, requests: requestsOf[path], headers: {}, connections, durationS: seconds, staggered: true });
+    const warmUp = planWarmUp(searchMix, PLAN_WARM_UP_RUNS * target.databasePoolSize);
+    ctx.progress(`${label}: plan warm-up, ${n(warmUp.length)} searches (${PLAN_WARM_UP_RUNS} per statement and database connection, ${connections} connections)`);
+    await sendAll(warmUp.map((r) => ({ url: url('/search', r.params), headers: headersOf[r.account] })), connections);
     ctx.progress(`${label}: warming up search, ceiling and suggest (${warmUpS} s each, ${connections} connections)`);
     for (const path of PATH_NAMES) expectAllOk(await load(path, warmUpS), `${label} warm-up ${path}`, () => target.logTail());
     ctx.progress(`${label}: search, ceiling and suggest for ${durationS} s each, alternating in slices of about ${SLICE_S} s`);
@@ -276,7 +302,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
       },
       meters: { cpuS: () => target.cpuSeconds(), dbCpuS: () => databaseCpuSeconds() },
     });
-    return { paths, foreignCpu: stopMonitor(), peakRssMb: target.peakRssMb() };
+    return { paths, foreignCpu: stopMonitor(), peakRssMb: target.peakRssMb(), planWarmUpSearches: warmUp.length };
   };
   const uncached = await timedLoad('answer cache off');
   await uncachedServer.stop();
@@ -370,6 +396,7 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     server_cpu_ms_per_request: cpuJson(t, 'cpuS'),
     postgres_cpu_ms_per_request: cpuJson(t, 'dbCpuS'),
     peak_rss_mb: nullable(t.peakRssMb, 1),
+    plan_warm_up_searches: t.planWarmUpSearches,
     foreign_cpu: nullable(t.foreignCpu, 3),
   });
 
@@ -456,7 +483,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
     `freshness: ${changes.length} changes through PUT /catalogue/products, each timed until a search (polled every ${FRESH_POLL_MS} ms) shows it: ` +
       `p50 ${freshP50.toFixed(0)} ms, p99 ${freshP99.toFixed(0)} ms, max ${freshMax.toFixed(0)} ms${freshness.timeouts > 0 ? `, ${freshness.timeouts} not seen within ${FRESH_TIMEOUT_MS / 1000} s` : ''}`,
     '',
-    `autocannon: ${connections} connections, ${durationS} s per path after a ${warmUpS} s warm-up, search / ceiling / suggest alternating in ~${SLICE_S} s slices; ` +
+    `autocannon: ${connections} connections, ${durationS} s per path after a plan warm-up (${n(uncached.planWarmUpSearches)} searches: ${PLAN_WARM_UP_RUNS} of each statement per database connection) ` +
+      `and a ${warmUpS} s warm-up, search / ceiling / suggest alternating in ~${SLICE_S} s slices; ` +
       `${SEARCH_REQUESTS} searches and ${SUGGEST_REQUESTS} suggests rotated, over ${SEARCH_ACCOUNTS.length} accounts; ceiling: q=${CEILING_QUERY}, no filter`,
     `${''.padEnd(18)}${'req/s'.padStart(8)}${'ms p50 / p99'.padStart(18)}${'service CPU ms/req'.padStart(20)}${'PG CPU ms/req'.padStart(16)}`,
     ...PATH_NAMES.map((p) => row(cached, 'cache on', p)),

@@ -3,10 +3,12 @@ import { describe, it } from 'node:test';
 import { categoryTree, seededRandom, type LumaVariant } from '../../bench/lib/catalogue.js';
 import {
   CEILING_QUERY, SEARCH_ACCOUNTS, SEARCH_BRANDS, SEARCH_KIND_SHARES, SEARCH_WORDS, SUGGEST_KIND_SHARES, buildSearchData, buildSearchMix,
-  buildSuggestMix, editDistance, expectedDocuments, filterValues, searchWordProblems, freshnessChanges, oneEdit, queryPath, visibleDocuments,
-  type AccountLabel, type FilterValues, type MixSource, type SearchAccount, type SearchData,
+  buildSuggestMix, editDistance, expectedDocuments, filterValues, searchWordProblems, freshnessChanges, oneEdit, planWarmUp, queryPath, searchShape,
+  visibleDocuments, type AccountLabel, type FilterValues, type MixSource, type SearchAccount, type SearchData,
 } from '../../bench/lib/search-data.js';
 import type { SearchDocument } from '../../src/modules/search/search.documents.js';
+import { parseSearchParams, searchWords } from '../../src/modules/search/search.params.js';
+import { searchDocuments } from '../../src/modules/search/search.queries.js';
 
 /** The search bench's data and request mixes (bench/lib/search-data.ts): pure, seeded, no database. */
 
@@ -204,6 +206,38 @@ describe('the generated catalogue (from a source catalogue)', () => {
       assert.ok(changed.get(c.documentId)?.Description?.startsWith(`${c.word} `), c.documentId);
       assert.ok(open.has(c.documentId));
       for (const other of changes) if (other !== c) assert.ok(editDistance(c.word, other.word) > 1);
+    }
+  });
+  it('planWarmUp sends each search statement of the mix as often, on other pages, the statements taking turns', async () => {
+    const { documents } = data();
+    const visible = Object.fromEntries(SEARCH_ACCOUNTS.map((a) => [a.label, visibleDocuments(documents.values(), a, SEARCH_BRANDS)]));
+    const filters = Object.fromEntries(SEARCH_ACCOUNTS.map((a) => [a.label, filterValues(visible[a.label] as SearchDocument[])])) as Record<AccountLabel, FilterValues>;
+    const mix = buildSearchMix({ accounts: SEARCH_ACCOUNTS, filters, productNos: [...new Set([...documents.values()].map((d) => d.ProductNo))] }, 200, 3);
+    // The statement the service runs for a request (its name is its text's digest), as searchShape groups them.
+    const statementOf = async (params: ReadonlyArray<readonly [string, string]>): Promise<string> => {
+      const query: Record<string, string | string[]> = {};
+      for (const [k, v] of params) query[k] = query[k] === undefined ? v : [...[query[k]].flat(), v];
+      const p = parseSearchParams(query);
+      let name = '';
+      const db = { query: async (config: { name: string }) => { name = config.name; return { rows: [{ total: 0, data: [] }] }; } };
+      await searchDocuments(db as never, { brands: { allowed: [], indent: [] }, words: searchWords(p.q), filters: p.filters, sort: p.sort, limit: 20, offset: 0 });
+      return name;
+    };
+    const shapes = new Map<string, Set<string>>();
+    for (const r of [...mix, { ...(mix[0] as (typeof mix)[number]), params: [['q', 'hoodie'], ['sort', 'name']] as Array<[string, string]> }]) {
+      const shape = searchShape(r.params);
+      shapes.set(shape, (shapes.get(shape) ?? new Set()).add(await statementOf(r.params)));
+    }
+    assert.ok(shapes.size > 10);
+    for (const [shape, statements] of shapes) assert.equal(statements.size, 1, shape);
+    assert.equal(new Set([...shapes.values()].map((s) => [...s][0])).size, shapes.size, 'one shape per statement');
+    const warmUp = planWarmUp(mix, 7);
+    assert.equal(warmUp.length, 7 * new Set(mix.map((r) => searchShape(r.params))).size);
+    const turn = warmUp.slice(0, warmUp.length / 7).map((r) => searchShape(r.params));
+    assert.equal(new Set(turn).size, turn.length, 'every shape once a turn');
+    for (const [k, r] of warmUp.entries()) {
+      assert.deepEqual(r.params.filter(([name]) => name === 'page'), [['page', String(Math.floor(k / turn.length) + 1)]]);
+      assert.ok(mix.some((m) => JSON.stringify(m.params.filter(([name]) => name !== 'page')) === JSON.stringify(r.params.filter(([name]) => name !== 'page'))));
     }
   });
 });
