@@ -5,8 +5,8 @@ import { brandEntitlement } from '../../../src/modules/catalogue/index.js';
 import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
 import type { Filter } from '../../../src/modules/search/search.params.js';
 import { FACETS, MAX_FACET_VALUES, facetsCountedAlone, searchDocuments, type Facet, type FacetValue } from '../../../src/modules/search/search.queries.js';
-import { deleteDocuments, upsertDocuments } from '../../../src/modules/search/search.repository.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { insertBrands, writeDocuments } from './search.writes.js';
 
 /**
  * Over generated catalogues, entitlements and filters: a search's total, facet counts and page are
@@ -100,8 +100,7 @@ describe('search facet counts (property)', () => {
   let db: TestDatabase;
   before(async () => {
     db = await createTestDatabase();
-    await db.pool.query('INSERT INTO brands (code, name, restricted) SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])',
-      [BRANDS.map((b) => b.code), BRANDS.map((b) => b.name), BRANDS.map((b) => b.restricted)]);
+    await insertBrands(db.pool, BRANDS);
   });
   after(async () => { await db.drop(); });
 
@@ -125,18 +124,9 @@ describe('search facet counts (property)', () => {
       fc.array(fc.record({ words: fc.oneof(fc.constant([] as string[]), fc.constantFrom(...WORDS).map((w) => [w])), filters: filtersArb,
         page: fc.record({ limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 6 }) }) }), { minLength: 1, maxLength: 6 }),
       async (specs, rewrites, removed, brands, queries) => {
-        await db.pool.query('DELETE FROM search_documents');
-        let documents = specs.map((spec, n) => documentOf(n, spec));
-        await upsertDocuments(db.pool, generation, documents, { batch: 7 });
-        // Rewrite some (an update: the counts move from the old combination to the new) and delete some.
-        const changed = rewrites.map((spec, n) => documentOf(n, spec)).filter((d) => documents.some((e) => e.id === d.id));
-        await upsertDocuments(db.pool, generation, changed, { batch: 3 });
-        documents = documents.map((d) => changed.find((c) => c.id === d.id) ?? d);
-        const gone = documents.filter((_, n) => removed.includes(n)).map((d) => d.id);
-        await deleteDocuments(db.pool, generation, gone);
-        documents = documents.filter((d) => !gone.includes(d.id));
-        // Another generation's documents (a rebuild under way) count for nothing.
-        await upsertDocuments(db.pool, generation + 1, documents.slice(0, 3).map((d) => ({ ...d, Blocked: false, Colour: 'Other' })));
+        // Rewritten documents: the counts move from the old combination to the new. Another generation's count for nothing.
+        const documents = await writeDocuments(db.pool, generation, specs.map((spec, n) => documentOf(n, spec)),
+          rewrites.map((spec, n) => documentOf(n, spec)), removed, (d) => ({ ...d, Blocked: false, Colour: 'Other' }));
 
         const mayBuy = brandEntitlement({ allowedBrands: brands.allowed.join(','), indentBrands: brands.indent.join(',') }, restricted);
         const visible = documents.filter((d) => !d.Blocked && mayBuy(d.BrandCode));

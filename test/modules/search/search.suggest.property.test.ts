@@ -4,8 +4,9 @@ import fc from 'fast-check';
 import { brandEntitlement } from '../../../src/modules/catalogue/index.js';
 import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
 import { MIN_INFIX_LENGTH, suggestDocuments, type Suggestion } from '../../../src/modules/search/search.queries.js';
-import { deleteDocuments, upsertDocuments } from '../../../src/modules/search/search.repository.js';
+import { upsertDocuments } from '../../../src/modules/search/search.repository.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { insertBrands, writeDocuments } from './search.writes.js';
 
 /**
  * Over generated catalogues (several colourways to a product, descriptions with hyphens, capitals
@@ -74,8 +75,7 @@ describe('suggest (property)', () => {
   let db: TestDatabase;
   before(async () => {
     db = await createTestDatabase();
-    await db.pool.query('INSERT INTO brands (code, name, restricted) SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])',
-      [BRANDS.map((b) => b.code), BRANDS.map((b) => b.name), BRANDS.map((b) => b.restricted)]);
+    await insertBrands(db.pool, BRANDS);
   });
   after(async () => { await db.drop(); });
 
@@ -92,18 +92,9 @@ describe('suggest (property)', () => {
       fc.array(fc.record({ words: fc.uniqueArray(pick(QUERY_WORDS), { minLength: 1, maxLength: 2 }), top: fc.integer({ min: 1, max: 6 }) }),
         { minLength: 1, maxLength: 6 }),
       async (specs, rewrites, removed, brands, queries) => {
-        await db.pool.query('DELETE FROM search_documents');
-        let documents = unique(specs);
-        await upsertDocuments(db.pool, generation, documents, { batch: 7 });
-        // Rewrite some (blocked or unblocked, another description or brand) and delete some.
-        const changed = unique(rewrites).filter((d) => documents.some((e) => e.id === d.id));
-        await upsertDocuments(db.pool, generation, changed, { batch: 3 });
-        documents = documents.map((d) => changed.find((c) => c.id === d.id) ?? d);
-        const gone = documents.filter((_, n) => removed.includes(n)).map((d) => d.id);
-        await deleteDocuments(db.pool, generation, gone);
-        documents = documents.filter((d) => !gone.includes(d.id));
-        // Another generation's documents (a rebuild under way) are suggested by no one.
-        await upsertDocuments(db.pool, generation + 1, documents.slice(0, 3).map((d) => ({ ...d, Blocked: false, Description: 'Hoodie zip red' })));
+        // Rewritten documents may be blocked or unblocked, with another description or brand; another generation's are suggested by no one.
+        const documents = await writeDocuments(db.pool, generation, unique(specs), unique(rewrites), removed,
+          (d) => ({ ...d, Blocked: false, Description: 'Hoodie zip red' }));
 
         const mayBuy = brandEntitlement({ allowedBrands: brands.allowed.join(','), indentBrands: brands.indent.join(',') }, restricted);
         const visible = documents.filter((d) => !d.Blocked && mayBuy(d.BrandCode));
