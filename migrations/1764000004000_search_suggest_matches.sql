@@ -71,8 +71,8 @@ INSERT INTO search_suggest_matches (generation, id, product_no, brand_code, bran
 SELECT generation, id, product_no, brand_code, brand_key, lower(coalesce(description, '')), length(coalesce(description, '')), suggest_words
   FROM search_documents WHERE NOT blocked
  ORDER BY generation, product_no, id;
--- Built once the rows are in (a GIN index is built far faster than filled row by row). It replaces
--- the one on search_documents, which nothing reads any more: a process of the release before this
--- one suggests by a slower scan until it is restarted (a rolling restart's minutes).
+-- Built once the rows are in (a GIN index is built far faster than filled row by row). It takes
+-- over from search_documents_suggest_words, which this release no longer reads but the one before
+-- it does while a rollout runs (without it their suggests would scan every document): a later
+-- release drops that one, with a `-- Contract:` line (docs/operations.md, "Migrations in a rollout").
 CREATE INDEX search_suggest_matches_words ON search_suggest_matches USING gin (suggest_words gin_trgm_ops);
-DROP INDEX search_documents_suggest_words;

@@ -16,6 +16,7 @@ const LAST_BEFORE_THE_RULE = 1764000003820;
 const DESTRUCTIVE: ReadonlyArray<[RegExp, string]> = [
   [/\bDROP\s+(TABLE|VIEW|MATERIALIZED\s+VIEW|TYPE|FUNCTION|TRIGGER|SCHEMA)\b/i, 'drops what old code may use'],
   [/\bDROP\s+COLUMN\b/i, 'drops a column old code may read or write'],
+  [/\bDROP\s+INDEX\b/i, 'drops an index old code\'s statements may be planned on'],
   [/\bRENAME\b/i, 'renames what old code names'],
   [/\bALTER\s+COLUMN\s+\S+\s+(SET\s+DATA\s+)?TYPE\b/i, 'changes a column type under old code'],
   [/\bALTER\s+COLUMN\s+\S+\s+SET\s+NOT\s+NULL\b/i, 'makes a column old code leaves empty required'],
@@ -35,6 +36,7 @@ describe('migrations: expand, then contract', () => {
     assert.deepEqual(expandViolations('ALTER TABLE orders ADD COLUMN note text;\nCREATE INDEX orders_note ON orders (note);'), []);
     assert.deepEqual(expandViolations('ALTER TABLE orders ADD COLUMN state text NOT NULL DEFAULT \'x\';'), []);
     assert.deepEqual(expandViolations('ALTER TABLE orders DROP COLUMN note;'), ['drops a column old code may read or write']);
+    assert.deepEqual(expandViolations('DROP INDEX orders_note;'), ['drops an index old code\'s statements may be planned on']);
     assert.deepEqual(expandViolations('ALTER TABLE orders RENAME COLUMN a TO b;'), ['renames what old code names']);
     assert.deepEqual(expandViolations('ALTER TABLE orders ALTER COLUMN note SET NOT NULL;'), ['makes a column old code leaves empty required']);
     assert.deepEqual(expandViolations('ALTER TABLE orders ADD COLUMN state text NOT NULL;'), ['adds a required column without a default old code cannot fill']);
