@@ -316,8 +316,11 @@ export async function refresh(pool: Pool, options: ChunkOptions = {}): Promise<R
  */
 export const ANALYZE_AFTER_DOCUMENTS = 1000;
 
+/** The index's tables: what a large refresh analyzes and a rebuild's switch vacuums. */
+const INDEX_TABLES = 'search_documents, search_matches, search_suggest_matches, search_product_keys, search_words, search_facet_groups, search_facet_values';
+
 async function analyzeIndex(db: Queryable): Promise<void> {
-  await db.query('ANALYZE search_documents, search_matches, search_suggest_matches, search_product_keys, search_words, search_facet_groups, search_facet_values');
+  await db.query(`ANALYZE ${INDEX_TABLES}`);
 }
 
 /**
@@ -330,7 +333,7 @@ async function analyzeIndex(db: Queryable): Promise<void> {
  */
 async function vacuumIndex(db: Queryable): Promise<void> {
   await db.query('SELECT pg_stat_force_next_flush()');
-  await db.query('VACUUM (ANALYZE) search_documents, search_matches, search_suggest_matches, search_product_keys, search_words, search_facet_groups, search_facet_values');
+  await db.query(`VACUUM (ANALYZE) ${INDEX_TABLES}`);
 }
 
 export interface RebuildResult {

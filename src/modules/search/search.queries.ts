@@ -437,8 +437,7 @@ export async function suggestDocuments(db: Queryable, brands: BrandLists, words:
   const contains = words.map((_, i) => `m.suggest_words LIKE lower($${i + 5})`).join(' AND ') || 'false';
   // For ranking only, so a short word's start is taken after a space.
   const inDescription = words.map((_, i) => `' ' || h.lowered LIKE lower($${i + 5})`).join(' AND ') || 'false';
-  const order = `starts DESC, in_description DESC, description_length, product_no COLLATE "C", id COLLATE "C"`;
-  const topOrder = `top.starts DESC, top.in_description DESC, top.description_length, top.product_no COLLATE "C", top.id COLLATE "C"`;
+  const order = (p = '') => `${p}starts DESC, ${p}in_description DESC, ${p}description_length, ${p}product_no COLLATE "C", ${p}id COLLATE "C"`;
   const { rows } = await db.query<{ data: Suggestion[] }>(
     `WITH hits AS (
        SELECT DISTINCT ON (m.product_no COLLATE "C") m.id, m.product_no, m.lowered, m.description_length
@@ -447,11 +446,11 @@ export async function suggestDocuments(db: Queryable, brands: BrandLists, words:
         ORDER BY m.product_no COLLATE "C", m.id COLLATE "C"
      ), top AS (
        SELECT h.id, h.product_no, h.description_length, h.lowered LIKE lower($3) AS starts, ${inDescription} AS in_description
-         FROM hits h ORDER BY ${order} LIMIT $2
+         FROM hits h ORDER BY ${order()} LIMIT $2
      )
      SELECT (SELECT coalesce(json_agg(json_build_object('id', d.id, 'text', coalesce(d.description, d.product_no), 'ProductNo', d.product_no,
                                                         'Description', d.description, 'Brand', d.brand, 'Colour', d.colour)
-                                      ORDER BY ${topOrder}), '[]')
+                                      ORDER BY ${order('top.')}), '[]')
                FROM top JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = top.id) AS data`,
     [brands.allowed, top, `${words[0] ?? ''}%`, brands.indent, ...patterns],
   );
