@@ -108,7 +108,8 @@ async function linkUser(tx: Queryable, row: Request): Promise<string> {
  * user and link exist once (unique email, link primary key), and `invitation_sent_at` or sendOnce's
  * record (platform/mail.ts, committed right after the mail server accepted the mail) stops a second
  * mail. Over SMTP a crash in the instant between the server accepting the mail and that commit can
- * resend once; the stable Message-ID lets mail systems drop the duplicate. Which mail a round sends
+ * resend once; the stable Message-ID lets mail systems drop the duplicate, and both mails' links
+ * work (every link of the round is kept, migration 1764000004100). Which mail a round sends
  * is decided once, under the request's lock, so a retry never sends the other one.
  */
 export function provisionUserHandler(deps: ProvisionUserDeps): JobHandler {
@@ -155,7 +156,9 @@ export function provisionUserHandler(deps: ProvisionUserDeps): JobHandler {
             text: addedText(request, `${deps.publicUrl}/sign-in`),
           };
         }
-        // The token is only ever stored hashed; a fresh one is issued for each send attempt.
+        // The token is only ever stored hashed; a fresh one is issued for each send attempt. The
+        // hashes of the round's earlier attempts stay valid (invitation_links): an attempt that died
+        // after the mail server accepted its mail has mailed a link that must keep working.
         const token = randomBytes(32).toString('base64url');
         const issued = await deps.pool.query(
           `UPDATE provisioning_requests

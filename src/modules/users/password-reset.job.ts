@@ -61,7 +61,11 @@ export interface PasswordResetDeps {
   publicUrl: string;
 }
 
-/** As the invitation job: a fresh token per send attempt (only its hash is stored), one mail per request. */
+/**
+ * As the invitation job: a fresh token per send attempt (only its hash is stored, every one kept in
+ * password_reset_links, so a mail sent by an attempt that died before recording it keeps a working
+ * link), one mail per request.
+ */
 export function passwordResetHandler(deps: PasswordResetDeps): JobHandler {
   return defineHandler(passwordReset, async (payload, { logger }) => {
     const reset = await withTransaction(deps.pool, async (tx) => {

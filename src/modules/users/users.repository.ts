@@ -14,15 +14,20 @@ export interface InvitationRow {
   has_password: boolean;
 }
 
+/**
+ * The invitation a link's token opens: any link mailed for the request's current round (a retried
+ * send mails a second one; both work, migration 1764000004100), none of an earlier round.
+ */
 export async function findInvitation(db: Queryable, tokenHash: Buffer, lock = false): Promise<InvitationRow | undefined> {
   const { rows } = await db.query<InvitationRow>(
     `SELECT r.id::text AS request_id, r.account_no, a.name AS account_name, COALESCE(u.email, r.email) AS email, r.user_id,
             r.invitation_expires_at <= now() AS expired, r.invitation_accepted_at IS NOT NULL AS accepted,
             u.password_hash IS NOT NULL AS has_password
-     FROM provisioning_requests r
+     FROM invitation_links l
+     JOIN provisioning_requests r ON r.id = l.request_id AND r.invitation_round = l.round
      JOIN accounts a USING (account_no)
      LEFT JOIN users u ON u.id = r.user_id
-     WHERE r.invitation_token_hash = $1
+     WHERE l.token_hash = $1
      ${lock ? 'FOR UPDATE OF r' : ''}`,
     [tokenHash],
   );
@@ -89,11 +94,14 @@ export interface ResetRow {
   used: boolean;
 }
 
+/** The reset a link's token opens: any link mailed for the request (a retried send mails a second one; both work). */
 export async function findPasswordReset(db: Queryable, tokenHash: Buffer, lock = false): Promise<ResetRow | undefined> {
   const { rows } = await db.query<ResetRow>(
     `SELECT r.id::text, r.user_id, u.email, u.name, r.expires_at <= now() AS expired, r.used_at IS NOT NULL AS used
-     FROM password_resets r JOIN users u ON u.id = r.user_id
-     WHERE r.token_hash = $1
+     FROM password_reset_links l
+     JOIN password_resets r ON r.id = l.reset_id
+     JOIN users u ON u.id = r.user_id
+     WHERE l.token_hash = $1
      ${lock ? 'FOR UPDATE OF r' : ''}`,
     [tokenHash],
   );
