@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { Type } from 'typebox';
 import {
   optionalEnum, optionalString, requiredDecimal, requiredEnum, requiredString,
@@ -45,4 +46,33 @@ describe('item validator: one error per field path', () => {
       { path: '/amount', message: 'must be a decimal number such as "12.5" (digits, optional sign and point)' },
     ]);
   });
+
+  it('counts a length in characters (code points), as PostgreSQL does: a character beyond the BMP is one', () => {
+    const lengths = compileItemValidator(Type.Object({ code: requiredString(3), tags: Type.Array(Type.Object({ 'a/b': optionalString(2) })) }));
+    assert.deepEqual(lengths({ code: '🧵🧵🧵', tags: [{ 'a/b': '🧵é' }] }), [], '3 and 2 characters, 6 and 3 UTF-16 units');
+    assert.deepEqual(lengths({ code: '🧵🧵🧵🧵', tags: [{ 'a/b': '🧵🧵🧵' }] }), [
+      { path: '/code', message: 'must be at most 3 characters long' },
+      { path: '/tags/0/a~1b', message: 'must be at most 2 characters long' },
+    ]);
+    assert.deepEqual(lengths({ code: '🧵🧵', tags: [{ 'a/b': 7 }] }), [{ path: '/tags/0/a~1b', message: 'must be a string' }], 'a unit-long string beside another error');
+  });
+
+  it('refuses a string too long in characters, and only such a string, whatever it holds', () => {
+    const lengths = compileItemValidator(Type.Object({ a: requiredString(4), b: optionalString(1) }));
+    const text = fc.string({ unit: fc.constantFrom('a', 'é', '🧵', '\u{10FFFF}', 'z'), minLength: 1, maxLength: 7 });
+    fc.assert(fc.property(text, fc.option(text, { nil: undefined }), (a, b) => {
+      const expected = [
+        ...([...a].length > 4 ? [{ path: '/a', message: 'must be at most 4 characters long' }] : []),
+        ...(b !== undefined && [...b].length > 1 ? [{ path: '/b', message: 'must be at most 1 characters long' }] : []),
+      ];
+      assert.deepEqual(lengths(b === undefined ? { a } : { a, b }), expected);
+    }), { numRuns: 1000 });
+  });
+
+  it('counts characters for a minimum above one too (a schema asking for two)', () => {
+    const two = compileItemValidator(Type.Object({ a: Type.String({ minLength: 2, maxLength: 3 }) }));
+    assert.deepEqual(two({ a: '🧵' }), [{ path: '/a', message: 'must be at least 2 characters long' }], 'one character, two UTF-16 units');
+    assert.deepEqual(two({ a: '🧵🧵🧵' }), []);
+  });
 });
+
