@@ -89,7 +89,7 @@ const XID8_MAX = '18446744073709551615';
  * the index gives the few hundred written since: 4–10 times the lookup's database time, its p99
  * past 100 ms. A range on both sides is taken to hold 0.5 %, and the index is the only sensible plan.
  */
-const changedSince = (column: string): string => `${column} >= $5::xid8 AND ${column} <= '${XID8_MAX}'::xid8`;
+const CHANGED_SINCE = `changed_xid >= $5::xid8 AND changed_xid <= '${XID8_MAX}'::xid8`;
 
 /**
  * The account (as JSON text, with the price rules' version, the snapshot's xmin and the deletion
@@ -115,14 +115,13 @@ const changedSince = (column: string): string => `${column} >= $5::xid8 AND ${co
  * 2.3 ms key by key. Rows come unsorted: sorting them cost the server a tenth of a cold call, and
  * `findLookupBatch` orders the few keys that name several products itself.
  */
-
 const batchSelect = (kind: 'sku' | 'ean'): string => `
   WITH changed AS MATERIALIZED (
-         ((SELECT sku, ean FROM product_changes WHERE ${changedSince('changed_xid')} ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1})
-          UNION ALL (SELECT sku, NULL FROM inventory_items WHERE ${changedSince('changed_xid')} ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1})
+         ((SELECT sku, ean FROM product_changes WHERE ${CHANGED_SINCE} ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1})
+          UNION ALL (SELECT sku, NULL FROM inventory_items WHERE ${CHANGED_SINCE} ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1})
           UNION ALL SELECT p.sku, NULL FROM brands b JOIN products p ON p.brand_code = b.code WHERE b.changed_xid >= $5::xid8
           UNION ALL SELECT p.sku, NULL
-                      FROM (SELECT master_key FROM catalogue_media WHERE ${changedSince('changed_xid')} ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1}) m
+                      FROM (SELECT master_key FROM catalogue_media WHERE ${CHANGED_SINCE} ORDER BY changed_xid LIMIT ${CHANGES_SCANNED + 1}) m
                       JOIN products p ON colourway_key(p.master_product_no) = m.master_key)
          LIMIT ${CHANGES_SCANNED + 1}),
        held AS (SELECT * FROM unnest($3::text[], $4::text[]) AS h(key, sku)),

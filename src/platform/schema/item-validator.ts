@@ -185,14 +185,5 @@ function withinMaxLength(item: unknown, error: ErrorObject): boolean {
     if (typeof value !== 'object' || value === null) return false;
     value = (value as Record<string, unknown>)[token.replace(/~1/g, '/').replace(/~0/g, '~')];
   }
-  if (typeof value !== 'string') return false;
-  let characters = 0;
-  for (let i = 0; i < value.length; i++) {
-    const unit = value.charCodeAt(i);
-    // The second half of a surrogate pair is not a character of its own.
-    if (unit < 0xdc00 || unit > 0xdfff || i === 0 || !isHighSurrogate(value.charCodeAt(i - 1))) characters++;
-  }
-  return characters <= (error.params as { limit: number }).limit;
+  return typeof value === 'string' && [...value].length <= (error.params as { limit: number }).limit;
 }
-
-const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
