@@ -60,10 +60,20 @@ export const VARIANT_IMAGES = `coalesce(
   (SELECT m.images FROM catalogue_media m WHERE m.media_key = colourway_key(p.master_product_no) AND m.images <> '[]'),
   '[]')`;
 
+/**
+ * The products columns a document is built from besides the SKU, with the `SearchVariant` field each
+ * becomes. A write that changes none of them changes no document: the triggers of migration
+ * 1764000004200 digest exactly these to decide which writes the indexer reads
+ * (`search_product_changes`), and test/modules/search/search.changes.test.ts holds the two lists together.
+ */
+export const SEARCHED_PRODUCT_COLUMNS = {
+  master_product_no: 'masterProductNo', name: 'name', description: 'description', blocked: 'blocked', category: 'category',
+  size: 'size', color: 'color', stratification_code: 'stratificationCode', gender: 'gender', brand_code: 'brandCode',
+  style_description: 'styleDescription', fabric_composition: 'fabricComposition', created_at: 'createdAt',
+} as const satisfies Record<string, keyof SearchVariant>;
+
 /** A variant's columns as `SearchVariant` names them, without its pictures. */
-const VARIANT_FIELDS = `p.sku, p.master_product_no AS "masterProductNo", p.name, p.description, p.blocked, p.category, p.size,
-  p.color, p.stratification_code AS "stratificationCode", p.gender, p.brand_code AS "brandCode",
-  p.style_description AS "styleDescription", p.fabric_composition AS "fabricComposition", p.created_at AS "createdAt"`;
+const VARIANT_FIELDS = ['p.sku', ...Object.entries(SEARCHED_PRODUCT_COLUMNS).map(([column, field]) => `p.${column} AS "${field}"`)].join(', ');
 const VARIANT_COLUMNS = `${VARIANT_FIELDS}, ${VARIANT_IMAGES} AS images`;
 
 /** A product written since the watermark: what decides its document, and the document it was last indexed in. */
@@ -103,8 +113,8 @@ async function mediaTouched(tx: Queryable, since: string): Promise<string[]> {
 }
 
 /**
- * Products written since `since` (xid8 text, read from product_changes: migration 1764000003500),
- * products in a category written since then or
+ * Products whose searched columns were written since `since` (xid8 text, read from
+ * search_product_changes: migration 1764000004200), products in a category written since then or
  * below one (a rename or a reparent changes the Category path of exactly those), and products of a
  * master product whose pictures were written since then, each with the
  * document it was last indexed in. Only the columns that make the key: after a bulk ingest these
@@ -132,9 +142,9 @@ export async function* changedProducts(tx: Queryable, generation: number, since:
   await tx.query(
     `DECLARE search_changed NO SCROLL CURSOR FOR
      SELECT p.sku, p.master_product_no AS "masterProductNo", p.color, k.doc_key AS "oldKey"
-       FROM product_changes c JOIN products p ON p.sku = c.sku
+       FROM search_product_changes c JOIN products p ON p.sku = c.sku
        LEFT JOIN search_product_keys k ON k.generation = $1 AND k.sku = p.sku
-      WHERE c.changed_xid >= $2::xid8${also((list) => `p.category = ANY(${list})`, categories)}${
+      WHERE c.search_xid >= $2::xid8${also((list) => `p.category = ANY(${list})`, categories)}${
   also((list) => `colourway_key(p.master_product_no) = ANY(${list})`, masters)}`,
     values,
   );
@@ -519,8 +529,8 @@ export async function indexStatus(q: Queryable): Promise<IndexStatus> {
             s.refreshed_at AS "refreshedAt", s.rebuilt_at AS "rebuiltAt",
             (SELECT count(*) FROM search_documents d WHERE d.generation = s.active_generation) AS documents,
             (SELECT extract(epoch FROM now() - min(t.changed_at)) FROM (
-               SELECT min(p.changed_at) AS changed_at FROM product_changes c JOIN products p ON p.sku = c.sku
-                WHERE c.changed_xid >= s.watermark AND p.changed_at > coalesce(s.refreshed_at, '-infinity')
+               SELECT min(changed_at) AS changed_at FROM search_product_changes
+                WHERE search_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
                UNION ALL
                SELECT min(changed_at) FROM categories
                 WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
