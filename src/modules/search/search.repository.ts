@@ -518,7 +518,8 @@ export interface IndexStatus {
   rebuiltAt: Date | null;
   /**
    * Seconds since the oldest change not indexed yet was written (0 when none): rows written since
-   * the watermark (changed_xid) and after the last refresh started (changed_at).
+   * the watermark (changed_xid; for products search_xid, so a price-only write is no lag) and after
+   * the last refresh started (changed_at).
    */
   lagSeconds: number;
 }
