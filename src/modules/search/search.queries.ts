@@ -187,8 +187,9 @@ export function facetsCountedAlone(wordless: boolean, filters: readonly Filter[]
  * documents. Without words,
  * `matched` is the rows of search_facet_groups (migration 1764000003900), the counts kept per
  * combination of those columns, so no document is read to count; the facets no filter narrows
- * (`facetsCountedAlone`) come from search_facet_values; the page is read from the documents in its
- * order (an index walks `id`). Entitlement and filters test every row as they test a document.
+ * (`facetsCountedAlone`) come from search_facet_values; the page is the documents, in its order, of
+ * the combinations passing every filter (`facet_id`). Entitlement and filters test every row as
+ * they test a document.
  */
 function searchStatement(query: SearchQuery, filters: readonly Filter[]): string {
   const text = query.words.length > 0;
@@ -221,7 +222,7 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   const matched = text
     ? `SELECT brand, category, colour, gender${flags.map((f) => `, ${f}`).join('')}, count(*) AS n
          FROM found WHERE ${countsSomewhere} GROUP BY brand, category, colour, gender${flags.map((f) => `, ${f}`).join('')}`
-    : `SELECT * FROM (SELECT d.brand, d.category, d.colour, d.gender, d.documents AS n${groupTests},
+    : `SELECT * FROM (SELECT d.brand, d.category, d.colour, d.gender, d.documents AS n, d.facet_id${groupTests},
                              d.brand_code, d.stratification_code, d.sizes_match
                         FROM search_facet_groups d, f
                        WHERE d.generation = ${ACTIVE_GENERATION} AND ${visible('d.brand_code', '$5', 'd.brand_key')}) m
@@ -253,19 +254,29 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
         WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`
     : `SELECT sum(n) FROM matched WHERE ${all()}`;
   // Without words every document is an exact match of rank 0: the page is in the sort's order alone.
-  const wordlessPage = (narrow: string) => `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_documents d, f
+  // Unfiltered, it walks the documents the account may see in that order.
+  const unfilteredPage = `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_documents d
         WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}
-              ${filters.map((filter) => ` AND ${FILTER_TESTS[filter]}`).join('')}${narrow}
         ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
-  const page = text ? `SELECT * FROM found m WHERE ${all()} ORDER BY ${ORDER[query.sort]('m.')} LIMIT $3 OFFSET $4` : wordlessPage('');
-  // Few documents found: read through the combinations found (`search_facet_key`, its index), not in
-  // page order through all the account may see. Walking in order reads about (offset + limit) ×
-  // visible / total documents, looking them up about total: the lower of the two.
+  // Filtered, the combinations of `matched` passing every filter (and the entitlement) are known, and
+  // the page is the documents of search_matches whose combination is one of them (`facet_id`,
+  // migration 1764000004300), read from an index holding the sort's columns and facet_id. Walked in
+  // the sort's order, the page reads about (offset + limit) × visible / total index entries; a
+  // membership test, not a join, keeps the walk in index order so the LIMIT ends it (a semi-join
+  // is planned as a hash join that reads and sorts every document).
+  const passing = `SELECT m.facet_id FROM matched m WHERE ${all()}`;
+  const filteredPage = `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_matches d
+        WHERE d.generation = ${ACTIVE_GENERATION} AND (d.facet_id IN (${passing})) IS TRUE
+        ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
+  const page = text ? `SELECT * FROM found m WHERE ${all()} ORDER BY ${ORDER[query.sort]('m.')} LIMIT $3 OFFSET $4`
+    : filters.length === 0 ? unfilteredPage : filteredPage;
+  // Few documents found: read them through their combinations (search_matches_facet_id) and sort
+  // them, rather than walk in order past those the filters leave out. The walk reads about
+  // (offset + limit) × visible / total entries, the lookup about total: the lower of the two.
   const few = !text && filters.length > 0;
-  const fewPage = wordlessPage(`
-              AND search_facet_key(d.brand_code, d.brand, d.colour, d.gender, d.category, d.stratification_code, d.sizes_match)
-                  = ANY (ARRAY(SELECT search_facet_key(m.brand_code, m.brand, m.colour, m.gender, m.category, m.stratification_code, m.sizes_match)
-                                 FROM matched m WHERE ${all()}))`);
+  const fewPage = `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_matches d
+        WHERE d.generation = ${ACTIVE_GENERATION} AND d.facet_id = ANY (ARRAY(${passing}))
+        ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
   const visibleDocuments = `SELECT sum(documents) FROM search_facet_values v
         WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`;
   const pageJson = (cte: string) => `SELECT coalesce(json_agg(d.document ORDER BY ${(text ? ORDER : WORDLESS_ORDER)[query.sort]('p.')}), '[]')

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { brandEntitlement } from '../../../src/modules/catalogue/index.js';
-import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
-import type { Filter } from '../../../src/modules/search/search.params.js';
+import { sortName, type SearchDocument } from '../../../src/modules/search/search.documents.js';
+import type { Filter, Sort } from '../../../src/modules/search/search.params.js';
 import { FACETS, MAX_FACET_VALUES, facetsCountedAlone, searchDocuments, type Facet, type FacetValue } from '../../../src/modules/search/search.queries.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { insertBrands, writeDocuments } from './search.writes.js';
@@ -122,7 +122,8 @@ describe('search facet counts (property)', () => {
       fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 5 }),
       fc.record({ allowed: subset(['A', 'B', 'R', 'ZED']), indent: subset(['A', 'R']) }),
       fc.array(fc.record({ words: fc.oneof(fc.constant([] as string[]), fc.constantFrom(...WORDS).map((w) => [w])), filters: filtersArb,
-        page: fc.record({ limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 6 }) }) }), { minLength: 1, maxLength: 6 }),
+        page: fc.record({ limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 6 }) }),
+        sort: fc.constantFrom<Sort>('relevance', 'name', 'newest') }), { minLength: 1, maxLength: 6 }),
       async (specs, rewrites, removed, brands, queries) => {
         // Rewritten documents: the counts move from the old combination to the new. Another generation's count for nothing.
         const documents = await writeDocuments(db.pool, generation, specs.map((spec, n) => documentOf(n, spec)),
@@ -133,10 +134,11 @@ describe('search facet counts (property)', () => {
         for (const query of queries) {
           const found = visible.filter((d) => query.words.every((w) => (d.Description ?? '').split(' ').includes(w)));
           const filters = Object.entries(query.filters) as Array<[Filter, string[]]>;
+          // Without words: relevance in id order, name by sortName then id, newest by first-seen (none here) then id.
           const passing = found.filter((d) => filters.every(([filter, values]) => passes(d, filter, values)))
-            .sort((a, b) => byCodeUnits(a.id, b.id));
+            .sort((a, b) => (query.sort === 'name' ? byCodeUnits(sortName(a), sortName(b)) : 0) || byCodeUnits(a.id, b.id));
           const answer = await searchDocuments(db.pool, {
-            brands, words: query.words, filters: query.filters, sort: 'relevance', limit: query.page.limit, offset: query.page.offset,
+            brands, words: query.words, filters: query.filters, sort: query.sort, limit: query.page.limit, offset: query.page.offset,
           });
           const label = JSON.stringify({ brands, query });
           assert.equal(answer.total, passing.length, label);
@@ -170,19 +172,28 @@ describe('search facet counts (property)', () => {
                 + (SELECT count(*) FROM (TABLE counted_values EXCEPT ALL TABLE kept_values) x)::integer AS values`,
         );
         assert.deepEqual(drift, { groups: 0, values: 0 });
-        // search_matches (migration 1764000003960) holds every unblocked document's columns, and no other row.
-        const { rows: [matches] } = await db.pool.query<{ missing: number; extra: number }>(
+        // search_matches (migration 1764000003960) holds every unblocked document's columns, and no other row, each
+        // with the id of its combination (migration 1764000004300), which search_facet_groups keeps with its count.
+        const { rows: [matches] } = await db.pool.query<{ missing: number; extra: number; shared_ids: number }>(
           `WITH kept AS (
              SELECT generation, id, brand_code, brand_key, brand, colour, gender, category, category_match, stratification_code,
-                    sizes_match, sort_name, first_seen, search::text FROM search_matches
+                    sizes_match, sort_name, first_seen, search::text, facet_id FROM search_matches
            ), documents AS (
-             SELECT generation, id, brand_code, brand_key, brand, colour, gender, category, category_match, stratification_code,
-                    sizes_match, sort_name, first_seen, search::text FROM search_documents WHERE NOT blocked
+             SELECT d.generation, d.id, d.brand_code, d.brand_key, d.brand, d.colour, d.gender, d.category, d.category_match,
+                    d.stratification_code, d.sizes_match, d.sort_name, d.first_seen, d.search::text, g.facet_id
+               FROM search_documents d
+               JOIN search_facet_groups g ON g.generation = d.generation AND g.documents > 0
+                AND (g.brand_code, g.brand, g.colour, g.gender, g.category, g.stratification_code, g.sizes_match)
+                    IS NOT DISTINCT FROM (d.brand_code, d.brand, d.colour, d.gender, d.category, d.stratification_code, d.sizes_match)
+              WHERE NOT d.blocked
            )
            SELECT (SELECT count(*) FROM (TABLE documents EXCEPT ALL TABLE kept) x)::integer AS missing,
-                  (SELECT count(*) FROM (TABLE kept EXCEPT ALL TABLE documents) x)::integer AS extra`,
+                  (SELECT count(*) FROM (TABLE kept EXCEPT ALL TABLE documents) x)::integer AS extra,
+                  (SELECT count(DISTINCT (generation, facet_id)) FROM search_facet_groups)::integer
+                    - (SELECT count(*) FROM (SELECT DISTINCT generation, brand_code, brand, colour, gender, category, stratification_code, sizes_match
+                                               FROM search_facet_groups) g)::integer AS shared_ids`,
         );
-        assert.deepEqual(matches, { missing: 0, extra: 0 });
+        assert.deepEqual(matches, { missing: 0, extra: 0, shared_ids: 0 });
       },
     ), { numRuns: 40 });
   });
