@@ -17,6 +17,8 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_SESSION_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  // No default in the schema: DATABASE_POOL_SIZE's (see loadConfig).
+  DATABASE_POOL_WARM: Type.Optional(Type.Integer({ minimum: 0, maximum: 200 })),
   // One or more replica URLs, comma-separated: parsed by parseReadUrls (the schema cannot say "a list of").
   DATABASE_READ_URL: Type.Optional(Type.String({ minLength: 1 })),
   READ_MAX_LAG_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 5000 }),
@@ -88,6 +90,8 @@ export interface Config {
    */
   readonly databaseSessionUrl: string | undefined;
   readonly databasePoolSize: number;
+  /** Connections of the pool opened, and each warmed with the lookup's statements, before the service listens. */
+  readonly databasePoolWarm: number;
   /**
    * Streaming replicas for the reads that tolerate a bounded staleness (src/platform/db/replicas.ts):
    * none unless DATABASE_READ_URL is set. A replica lagging more than `maxLagMs` behind its primary,
@@ -290,6 +294,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('DATABASE_SESSION_URL', 'needs DATABASE_URL: it names a direct connection beside a pooled DATABASE_URL, and the embedded server has no pooler');
   }
 
+  if (e.DATABASE_POOL_WARM !== undefined && e.DATABASE_POOL_WARM > e.DATABASE_POOL_SIZE) {
+    throw new ConfigError('DATABASE_POOL_WARM', `must be at most DATABASE_POOL_SIZE (${e.DATABASE_POOL_SIZE}): the pool holds no more connections`);
+  }
+
   // Batch writers never take the whole pool: at least one connection is left for reads.
   if (e.INTEGRATION_WRITE_CONCURRENCY !== undefined && e.INTEGRATION_WRITE_CONCURRENCY >= e.DATABASE_POOL_SIZE) {
     throw new ConfigError('INTEGRATION_WRITE_CONCURRENCY', `must be below DATABASE_POOL_SIZE (${e.DATABASE_POOL_SIZE}), so reads always find a connection`);
@@ -323,6 +331,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     databaseSessionUrl: e.DATABASE_SESSION_URL === e.DATABASE_URL ? undefined : e.DATABASE_SESSION_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databasePoolWarm: e.DATABASE_POOL_WARM ?? e.DATABASE_POOL_SIZE,
     readReplicas: Object.freeze({ urls: Object.freeze(readUrls) as string[], maxLagMs: e.READ_MAX_LAG_MS, checkIntervalMs: e.READ_CHECK_INTERVAL_MS }),
     integrationWrites: Object.freeze({
       concurrency: writeConcurrency, maxWaitMs: e.INTEGRATION_WRITE_WAIT_MS, maxWaiting: e.INTEGRATION_WRITE_QUEUE,

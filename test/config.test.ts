@@ -76,6 +76,15 @@ describe('loadConfig: defaults', () => {
     assertRefused({ INTEGRATION_WRITE_WAIT_MS: '-1' }, 'INTEGRATION_WRITE_WAIT_MS');
   });
 
+  it('opens the whole pool before listening unless DATABASE_POOL_WARM says fewer, never more than the pool holds', () => {
+    assert.equal(config.databasePoolWarm, 10);
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolWarm, 4, 'the pool size, whatever it is');
+    assert.equal(loadConfig({ DATABASE_POOL_WARM: '0' }).databasePoolWarm, 0);
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '20', DATABASE_POOL_WARM: '5' }).databasePoolWarm, 5);
+    assertRefused({ DATABASE_POOL_SIZE: '4', DATABASE_POOL_WARM: '5' }, 'DATABASE_POOL_WARM', /at most DATABASE_POOL_SIZE \(4\)/);
+    assertRefused({ DATABASE_POOL_WARM: '-1' }, 'DATABASE_POOL_WARM');
+  });
+
   it('sheds load above a 250 ms event-loop delay, 90 % of V8\'s heap limit or 100 queries waiting for a connection; SHED_* change that, 0 turns a check off', () => {
     const limit = getHeapStatistics().heap_size_limit;
     assert.equal(config.shedding.maxEventLoopDelayMs, 250);

@@ -44,6 +44,11 @@ describe('portway serve on the embedded default', { timeout: 600_000 }, () => {
     assert.ok(service.lines.some((l) => l.msg === 'initialising embedded PostgreSQL'), 'a fresh DATA_DIR is initialised');
     assert.ok(service.lines.some((l) => l.msg === 'embedded PostgreSQL started'));
     assert.equal(await fs.readFile(path.join(dataDir, 'postgres.owner'), 'utf8'), String(service.child.pid));
+    // The pool's connections (DATABASE_POOL_SIZE, 10 by default) open before the service listens.
+    const opened = service.lines.findIndex((l) => l.msg === 'database connections opened');
+    const listening = service.lines.findIndex((l) => l.msg.startsWith('Server listening at'));
+    assert.ok(opened >= 0 && opened < listening, 'connections opened, then listening');
+    assert.equal(service.lines[opened]?.connections, 10);
 
     const token = await mintToken(dataDir);
     const res = await putProducts(service.port, token, [
@@ -68,6 +73,9 @@ describe('portway serve on the embedded default', { timeout: 600_000 }, () => {
     const lockerErrors: Error[] = [];
     locker.on('error', (error: Error & { code?: string }) => { if (error.code !== '57P01') lockerErrors.push(error); });
     await locker.connect();
+    const { rows: [pooled] } = await locker.query<{ n: number }>(
+      "SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'portway'");
+    assert.ok((pooled?.n ?? 0) >= 10, `the pool's ten connections stay open (${pooled?.n})`);
     let inFlight: Promise<Response> | undefined;
     try {
       await locker.query('BEGIN');

@@ -183,3 +183,12 @@ export async function lookupProducts(deps: LookupDeps, accountNo: string, kind: 
 export async function lookupAnswer(deps: LookupDeps, accountNo: string, kind: LookupKind, keys: readonly string[]): Promise<string> {
   return renderLookupAnswer(deps.currency, await resolveLookup(deps, accountNo, kind, keys));
 }
+
+/**
+ * Runs the lookup's two statements on `q` for no account and an empty key: on a connection just
+ * opened, the server loads what they read (its caches of the tables and indexes) and plans them, so
+ * the first real lookup on it is not the one to wait for that.
+ */
+export async function warmLookupStatements(q: Queryable): Promise<void> {
+  for (const kind of ['sku', 'ean'] as const) await findLookupBatch(q, '', kind, { missing: [''], held: [], since: null, deletions: null });
+}

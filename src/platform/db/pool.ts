@@ -90,6 +90,21 @@ export function guardConnections(pool: pg.Pool, onLost: (error: Error) => void =
   });
 }
 
+/**
+ * Opens `count` connections of `pool` at once and runs `warm` on each, then returns them to the pool
+ * (which keeps them: idleTimeoutMillis 0); the number opened. A connection that cannot open or warm
+ * is not kept; the first such error is thrown once the others are back in the pool.
+ */
+export async function openConnections(pool: pg.Pool, count: number, warm: (client: pg.PoolClient) => Promise<void>): Promise<number> {
+  const opened = await Promise.allSettled(Array.from({ length: count }, () => pool.connect()));
+  const clients = opened.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const warmed = await Promise.allSettled(clients.map((client) => warm(client)));
+  warmed.forEach((r, i) => (clients[i] as pg.PoolClient).release(r.status === 'rejected'));
+  const failed = [...opened, ...warmed].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return clients.length;
+}
+
 /** Runs `work` in one transaction on one connection: commit on success, rollback on any error. */
 export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
-import { createPool } from '../../../src/platform/db/pool.js';
+import { createPool, openConnections } from '../../../src/platform/db/pool.js';
+import { warmLookupStatements } from '../../../src/modules/lookup/index.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 /**
@@ -39,6 +40,66 @@ describe('createPool: connections once opened stay open', () => {
       } finally {
         for (const client of again) client.release();
       }
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe('openConnections: the pool opened and warmed before the service listens', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+  });
+  after(async () => {
+    await db.drop();
+  });
+
+  it('opens each connection at once, warms it, and the pool keeps them all', async () => {
+    const pool = createPool({ url: db.url, max: 4 });
+    try {
+      const warmedOn: number[] = [];
+      const opened = await openConnections(pool, 3, async (client) => {
+        warmedOn.push((await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? 0);
+      });
+      assert.equal(opened, 3);
+      assert.equal(new Set(warmedOn).size, 3, 'each warm-up on a connection of its own');
+      assert.equal(pool.totalCount, 3);
+      assert.equal(pool.idleCount, 3);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('warms with the lookup\'s statements: each connection has them prepared', async () => {
+    const pool = createPool({ url: db.url, max: 2 });
+    try {
+      await openConnections(pool, 2, warmLookupStatements);
+      const clients = await Promise.all([pool.connect(), pool.connect()]);
+      try {
+        for (const client of clients) {
+          const { rows } = await client.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'lookup-batch-by-%' ORDER BY name");
+          assert.equal(rows.length, 2, 'by SKU and by EAN');
+        }
+      } finally {
+        for (const client of clients) client.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('throws what failed once the others are back: a connection whose warm-up failed is not kept', async () => {
+    const pool = createPool({ url: db.url, max: 3 });
+    try {
+      let calls = 0;
+      await assert.rejects(openConnections(pool, 3, async (client) => {
+        calls += 1;
+        if (calls === 2) throw new Error('warm-up failed');
+        await client.query('SELECT 1');
+      }), /warm-up failed/);
+      assert.equal(pool.totalCount, 2);
+      assert.equal(pool.idleCount, 2);
     } finally {
       await pool.end();
     }
