@@ -55,7 +55,6 @@ BEGIN
 END $$;
 
 UPDATE search_matches SET facet_id = search_facet_id(brand_code, brand, colour, gender, category, stratification_code, sizes_match);
-ALTER TABLE search_matches ALTER COLUMN facet_id SET NOT NULL;
 
 -- The page's walks, one per sort (search.queries.ts ORDER and WORDLESS_ORDER), and the lookup of a
 -- few combinations' documents when the filters leave few.
