@@ -254,10 +254,11 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
         WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`
     : `SELECT sum(n) FROM matched WHERE ${all()}`;
   // Without words every document is an exact match of rank 0: the page is in the sort's order alone.
-  // Unfiltered, it walks the documents the account may see in that order.
-  const unfilteredPage = `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_documents d
-        WHERE d.generation = ${ACTIVE_GENERATION} AND NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}
+  const wordlessPage = (table: string, condition: string) => `SELECT d.id${SORT_COLUMNS[query.sort]} FROM ${table} d
+        WHERE d.generation = ${ACTIVE_GENERATION} AND ${condition}
         ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
+  // Unfiltered, it walks the documents the account may see in that order.
+  const unfilteredPage = wordlessPage('search_documents', `NOT d.blocked AND ${visible('d.brand_code', '$5', 'd.brand_key')}`);
   // Filtered, the combinations of `matched` passing every filter (and the entitlement) are known, and
   // the page is the documents of search_matches whose combination is one of them (`facet_id`,
   // migration 1764000004300), read from an index holding the sort's columns and facet_id. Walked in
@@ -265,18 +266,14 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   // membership test, not a join, keeps the walk in index order so the LIMIT ends it (a semi-join
   // is planned as a hash join that reads and sorts every document).
   const passing = `SELECT m.facet_id FROM matched m WHERE ${all()}`;
-  const filteredPage = `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_matches d
-        WHERE d.generation = ${ACTIVE_GENERATION} AND (d.facet_id IN (${passing})) IS TRUE
-        ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
+  const filteredPage = wordlessPage('search_matches', `(d.facet_id IN (${passing})) IS TRUE`);
   const page = text ? `SELECT * FROM found m WHERE ${all()} ORDER BY ${ORDER[query.sort]('m.')} LIMIT $3 OFFSET $4`
     : filters.length === 0 ? unfilteredPage : filteredPage;
   // Few documents found: read them through their combinations (search_matches_facet_id) and sort
   // them, rather than walk in order past those the filters leave out. The walk reads about
   // (offset + limit) × visible / total entries, the lookup about total: the lower of the two.
   const few = !text && filters.length > 0;
-  const fewPage = `SELECT d.id${SORT_COLUMNS[query.sort]} FROM search_matches d
-        WHERE d.generation = ${ACTIVE_GENERATION} AND d.facet_id = ANY (ARRAY(${passing}))
-        ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
+  const fewPage = wordlessPage('search_matches', `d.facet_id = ANY (ARRAY(${passing}))`);
   const visibleDocuments = `SELECT sum(documents) FROM search_facet_values v
         WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`;
   const pageJson = (cte: string) => `SELECT coalesce(json_agg(d.document ORDER BY ${(text ? ORDER : WORDLESS_ORDER)[query.sort]('p.')}), '[]')
