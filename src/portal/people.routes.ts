@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { createPeopleService, type Actor } from '../modules/people/index.js';
+import { createPeopleService, peopleRefusals, type Actor } from '../modules/people/index.js';
 import { may } from '../modules/users/index.js';
 import type { RateLimiter } from '../platform/http/rate-limit.js';
 import { tooMany } from './auth.view.js';
+import { notAllowed, sendMessage } from './pages.js';
 import { setFlash, takeFlash } from './flash.js';
 import {
   ActionForm, InviteForm, OrderLimitForm, PersonParams, RoleForm, peopleMailRefused, readInviteForm, type InviteTyped,
@@ -14,7 +15,7 @@ import {
 import type { PageDeps } from './portal.types.js';
 import { peopleRefusal } from './refusals.js';
 import { sendPage, type FieldError } from './render.js';
-import { buyerOf, type SignedInBuyer } from './session.js';
+import { buyerOf, capabilitiesOf, type SignedInBuyer } from './session.js';
 
 /**
  * The People pages of an account's Administrators (issue 27): the list, inviting someone, and one
@@ -52,8 +53,23 @@ export async function peopleRoutes(app: FastifyInstance, deps: PeoplePageDeps): 
     }, status);
   }
 
+  /**
+   * An Administrator demoted or deactivated by another while their request was on its way (the
+   * service's check under the lock): the page the guard would send them now, with their role now
+   * (no People link), or the start page once deactivated (their sessions for the account ended).
+   */
+  function actorRefused(error: unknown, reply: FastifyReply, buyer: SignedInBuyer): FastifyReply | undefined {
+    if (!peopleRefusals.is(error) || error.code !== 'actor-not-allowed') return undefined;
+    const { role, deactivated } = error.details;
+    if (deactivated || role === null) return reply.redirect('/', 303);
+    const now = { ...buyer, role, can: capabilitiesOf(role) };
+    return sendMessage(reply, 403, notAllowed(role, buyer.accountName, 'manage-people'), now, buyer.csrfToken);
+  }
+
   /** A refused change on the person's page, the page again with the reasons; anything else (not found included) goes on. */
   async function refusedOnPerson(error: unknown, reply: FastifyReply, buyer: SignedInBuyer, userId: string, typedLimit?: string) {
+    const actor = actorRefused(error, reply, buyer);
+    if (actor !== undefined) return actor;
     const refused = peopleRefusal(error);
     if (refused === undefined || refused.status === 404) throw error;
     return sendPerson(reply, buyer, userId, { errors: refused.errors, typedLimit }, refused.status);
@@ -82,6 +98,8 @@ export async function peopleRoutes(app: FastifyInstance, deps: PeoplePageDeps): 
       setFlash(reply, invitedWords(person, mail), deps.secure);
       return reply.redirect('/people', 303);
     } catch (error) {
+      const actor = actorRefused(error, reply, buyer);
+      if (actor !== undefined) return actor;
       const refused = peopleRefusal(error);
       if (refused === undefined) throw error;
       return sendInvite(reply, buyer, typed, refused.errors, refused.status);

@@ -168,6 +168,8 @@ export function peopleRefusal(error: unknown): { status: number; errors: FieldEr
   if (!peopleRefusals.is(error)) return undefined;
   switch (error.code) {
     case 'person-not-found': return { status: 404, errors: [] };
+    // Not a form's problem: the People routes answer it with the page the guard would have sent (actorRefused).
+    case 'actor-not-allowed': return { status: 403, errors: [] };
     case 'fields-invalid': return { status: 400, errors: error.details.errors };
     case 'already-member': return {
       status: 409,

@@ -215,9 +215,50 @@ describe('buyer portal: People', () => {
       admin.post(`${personHref(bob.userId)}/role`, { role: 'Buyer' }),
       bob.b.post(`${personHref(adminId)}/role`, { role: 'Buyer' }),
     ]);
-    assert.deepEqual([a.statusCode, b.statusCode].sort(), [303, 409]);
+    // Whichever came second, at the page's guard or under the people's lock, is a Buyer by then.
+    assert.deepEqual([a.statusCode, b.statusCode].sort(), [303, 403]);
+    const loser = a.statusCode === 403 ? a : b;
+    assert.match(textOf(loser.body), /You are a Buyer for Team \d+, so you cannot manage the account’s people and order limits\. Nothing was changed\./);
     const { rows } = await t.pool.query("SELECT count(*)::int AS n FROM user_accounts WHERE account_no = $1 AND role = 'Administrator'", [accountNo]);
     assert.equal(rows[0].n, 1);
+  });
+
+  it('an Administrator demoted or deactivated while their change waits for the people\'s lock is refused as they are now; nothing is changed', async () => {
+    for (const change of ['demoted', 'deactivated'] as const) {
+      const { accountNo } = await team();
+      const bob = await colleague(accountNo, 'Bob', 'Administrator');
+      const cy = await colleague(accountNo, 'Cy', 'Buyer');
+      await bob.b.get(personHref(cy.userId));
+      // Another change holds the account's people; Bob's request passes the page's guard and waits for them.
+      const other = await t.pool.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT 1 FROM user_accounts WHERE account_no = $1 ORDER BY user_id FOR UPDATE', [accountNo]);
+        const pending = bob.b.post(`${personHref(cy.userId)}/role`, { role: 'Viewer' });
+        await waitFor('Bob\'s change waiting for the lock', async () => (await t.pool.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF ua%'",
+        )).rowCount ? true : undefined, WAIT_MS);
+        await other.query(change === 'demoted'
+          ? "UPDATE user_accounts SET role = 'Viewer' WHERE account_no = $1 AND user_id = $2"
+          : 'UPDATE user_accounts SET deactivated_at = now() WHERE account_no = $1 AND user_id = $2', [accountNo, bob.userId]);
+        await other.query('COMMIT');
+        const res = await pending;
+        if (change === 'demoted') {
+          assert.equal(res.statusCode, 403);
+          assert.match(textOf(res.body), /You are a Viewer for Team \d+, so you cannot manage the account’s people and order limits\. Nothing was changed\./);
+          assert.doesNotMatch(res.body, /href="\/people"/, 'the navigation is the role\'s now');
+        } else {
+          assert.equal(res.statusCode, 303);
+          assert.equal(res.headers.location, '/');
+        }
+      } finally {
+        other.release();
+      }
+      const { rows } = await t.pool.query('SELECT role FROM user_accounts WHERE account_no = $1 AND user_id = $2', [accountNo, cy.userId]);
+      assert.equal(rows[0].role, 'Buyer', change);
+      const recorded = await t.pool.query("SELECT 1 FROM account_activity WHERE account_no = $1 AND kind = 'role-change'", [accountNo]);
+      assert.equal(recorded.rowCount, 0, change);
+    }
   });
 
   it('deactivation ends the person\'s sessions at once; reactivated, they sign in again', async () => {

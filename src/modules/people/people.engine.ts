@@ -1,7 +1,7 @@
 import { AMOUNT_PLACES, currencyMinorUnit } from '../../platform/money.js';
 import { Dec, MAX_INTEGER_DIGITS } from '../../platform/decimal.js';
 import { textProblem } from '../../platform/schema/formats.js';
-import { isRole, type Role } from '../users/index.js';
+import { isRole, may, type Role } from '../users/index.js';
 import type { LimitProblem, PeopleFieldError } from './people.refusals.js';
 
 /** The People rules that need no database: a person's status, who counts as an active Administrator, and what a form may hold. */
@@ -27,6 +27,16 @@ export function leavesNoAdministrator<P extends { userId: string; role: Role; de
   people: readonly P[], subject: P,
 ): boolean {
   return isActiveAdministrator(subject) && !people.some((p) => p.userId !== subject.userId && isActiveAdministrator(p));
+}
+
+/**
+ * Whether `actorUserId`, among `people` (the account's, locked), may still manage them: linked,
+ * not deactivated, and in a role with `manage-people`. The page's guard checked this when the
+ * request began; this is the same rule again under the lock, where it cannot change until commit.
+ */
+export function mayStillManage<P extends { userId: string; role: Role; deactivated: boolean }>(people: readonly P[], actorUserId: string): boolean {
+  const actor = people.find((p) => p.userId === actorUserId);
+  return actor !== undefined && !actor.deactivated && may(actor.role, 'manage-people');
 }
 
 /** The column widths of users (migration 1763900000000). */

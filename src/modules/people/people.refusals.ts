@@ -1,4 +1,5 @@
 import { refusalDomain } from '../../platform/refusal.js';
+import type { Role } from '../users/index.js';
 
 /** A problem with one field of a People form, in words, on the field it concerns. */
 export interface PeopleFieldError { field: 'name' | 'email' | 'role'; message: string }
@@ -8,6 +9,12 @@ export type LimitProblem = 'not-an-amount' | 'too-many-places' | 'too-large';
 
 /** What the People rules refuse; nothing is changed then. */
 export interface PeopleRefusals {
+  /**
+   * The one making the change is, once the account's people are locked, no longer an active
+   * Administrator of it (another Administrator changed their role or deactivated them since their
+   * page was loaded); `role` is theirs now, null when they are no longer linked at all.
+   */
+  'actor-not-allowed': { role: Role | null; deactivated: boolean };
   /** The user is not one of the account's people (or the id is no user's). */
   'person-not-found': { userId: string };
   /** A form's name, email or role breaks a rule (an invitation, a role change), each problem on its field. */
@@ -27,6 +34,9 @@ export interface PeopleRefusals {
 }
 
 export const peopleRefusals = refusalDomain<PeopleRefusals>('people');
+
+export const actorNotAllowed = (role: Role | null, deactivated: boolean) =>
+  peopleRefusals.refuse('actor-not-allowed', deactivated || role === null ? 'You may no longer act for this account.' : `You are a ${role} of this account now, so you cannot manage its people.`, { role, deactivated });
 
 export const personNotFound = (userId: string) => peopleRefusals.refuse('person-not-found', 'No such person in this account.', { userId });
 

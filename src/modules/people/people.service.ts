@@ -3,13 +3,13 @@ import { currencyMinorUnit } from '../../platform/money.js';
 import { recordActivity } from '../activity/index.js';
 import { recordInvitation, recordInvitationAgain } from '../customers/index.js';
 import { endAccountSessions, isRole, type Role } from '../users/index.js';
-import { leavesNoAdministrator, readInvitation, readOrderLimit, statusOf, type PersonStatus } from './people.engine.js';
+import { leavesNoAdministrator, mayStillManage, readInvitation, readOrderLimit, statusOf, type PersonStatus } from './people.engine.js';
 import type { AccountUser } from './people.schemas.js';
 import {
   findPeople, findPerson, lockPeople, updateDeactivated, updateOrderLimit, updateRole, type PersonRow,
 } from './people.repository.js';
 import {
-  alreadyMember, invitationAccepted, fieldsInvalid, lastAdministrator, limitInvalid, limitNotForRole, personDeactivated, personNotFound,
+  actorNotAllowed, alreadyMember, invitationAccepted, fieldsInvalid, lastAdministrator, limitInvalid, limitNotForRole, personDeactivated, personNotFound,
 } from './people.refusals.js';
 
 /**
@@ -68,11 +68,25 @@ export async function accountUsers(q: Queryable, accountNo: string): Promise<Acc
 export function createPeopleService(deps: PeopleDeps) {
   const { pool } = deps;
 
-  /** In a transaction holding every link of the account (lockPeople), with the subject among them. */
+  /**
+   * The account's people locked (lockPeople) for a change by `actor`, who must still be one who
+   * may manage them: an Administrator demoted or deactivated by another since their page loaded is
+   * refused here, with their role now, not let through on the role their request began with.
+   */
+  async function lockedFor(tx: Queryable, actor: Actor): Promise<PersonRow[]> {
+    const people = await lockPeople(tx, actor.accountNo);
+    if (!mayStillManage(people, actor.userId)) {
+      const self = people.find((p) => p.userId === actor.userId);
+      throw actorNotAllowed(self?.role ?? null, self?.deactivated ?? true);
+    }
+    return people;
+  }
+
+  /** In a transaction holding every link of the account (lockedFor), with the subject among them. */
   async function withPeopleLocked<T>(actor: Actor, userId: string, work: (tx: Queryable, subject: PersonRow, people: PersonRow[]) => Promise<T>): Promise<T> {
     if (!UUID.test(userId)) throw personNotFound(userId);
     return withTransaction(pool, async (tx) => {
-      const people = await lockPeople(tx, actor.accountNo);
+      const people = await lockedFor(tx, actor);
       const subject = people.find((p) => p.userId === userId);
       if (!subject) throw personNotFound(userId);
       return work(tx, subject, people);
@@ -89,6 +103,7 @@ export function createPeopleService(deps: PeopleDeps) {
     const read = readInvitation(input);
     if (!read.ok) throw fieldsInvalid(read.errors);
     return withTransaction(pool, async (tx) => {
+      await lockedFor(tx, actor);
       const recorded = await recordInvitation(tx, { accountNo: actor.accountNo, email: read.email, name: read.name, role: read.role, invitedBy: actor.userId });
       if (!recorded.linked) {
         const existing = await findPerson(tx, actor.accountNo, recorded.userId);

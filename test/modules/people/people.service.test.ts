@@ -48,7 +48,7 @@ describe('people service: rules in transactions, and the invitation job\'s mail'
     (await db.pool.query<{ kind: string; details: Record<string, unknown> }>('SELECT kind, details FROM account_activity WHERE account_no = $1 ORDER BY id', [accountNo])).rows;
   const refusedWith = (code: string) => (error: unknown) => peopleRefusals.is(error) && error.code === code;
 
-  it('two Administrators demoting each other at once: one change wins, the other is refused, one Administrator is left', async () => {
+  it('two Administrators demoting each other at once: one change wins, the other is refused (a Buyer or Viewer by then), one Administrator is left', async () => {
     for (let round = 0; round < 5; round++) {
       const accountNo = await account();
       const ann = await member(accountNo, 'Ann');
@@ -58,8 +58,11 @@ describe('people service: rules in transactions, and the invitation job\'s mail'
         people.changeRole({ userId: bob, accountNo }, ann, 'Viewer'),
       ]);
       assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1, JSON.stringify(outcomes));
+      // The second to take the account's people finds itself demoted by the first: refused as it is now.
       const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-      assert.ok(refusedWith('last-administrator')(refused.reason), String(refused.reason));
+      assert.ok(refusedWith('actor-not-allowed')(refused.reason), String(refused.reason));
+      assert.ok(['Buyer', 'Viewer'].includes(refused.reason.details.role), JSON.stringify(refused.reason.details));
+      assert.equal(refused.reason.details.deactivated, false);
       const roles = [(await roleOf(accountNo, ann))!.role, (await roleOf(accountNo, bob))!.role].sort();
       assert.equal(roles.filter((r) => r === 'Administrator').length, 1, roles.join());
     }
@@ -75,6 +78,8 @@ describe('people service: rules in transactions, and the invitation job\'s mail'
         people.deactivate({ userId: bob, accountNo }, ann),
       ]);
       assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
+      const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      assert.ok(refusedWith('actor-not-allowed')(refused.reason) && refused.reason.details.deactivated === true, String(refused.reason));
       const states = [(await roleOf(accountNo, ann))!.deactivated, (await roleOf(accountNo, bob))!.deactivated];
       assert.deepEqual(states.sort(), [false, true]);
     }
@@ -88,6 +93,32 @@ describe('people service: rules in transactions, and the invitation job\'s mail'
     await assert.rejects(people.deactivate({ userId: ann, accountNo }, ann), refusedWith('last-administrator'));
     assert.deepEqual(await roleOf(accountNo, ann), { role: 'Administrator', deactivated: false });
     assert.deepEqual(await activity(accountNo), [], 'nothing recorded for a refusal');
+  });
+
+  it('refuses every change by one who may no longer manage the people (demoted, deactivated, not of the account), with their state now; nothing is changed', async () => {
+    const accountNo = await account();
+    const ann = await member(accountNo, 'Ann');
+    const bob = await member(accountNo, 'Bob');
+    const bea = await member(accountNo, 'Bea', 'Buyer');
+    const outsider = await member(await account(), 'Olga');
+    await db.pool.query("UPDATE user_accounts SET role = 'Viewer' WHERE account_no = $1 AND user_id = $2", [accountNo, bob]);
+    await people.deactivate({ userId: ann, accountNo }, await member(accountNo, 'Dee'));
+    const dee = (await db.pool.query<{ user_id: string }>("SELECT user_id FROM user_accounts WHERE account_no = $1 AND deactivated_at IS NOT NULL", [accountNo])).rows[0]!.user_id;
+    const before = await activity(accountNo);
+    for (const [actor, role, deactivated] of [[bob, 'Viewer', false], [dee, 'Administrator', true], [outsider, null, true]] as const) {
+      const refused = (e: unknown) => refusedWith('actor-not-allowed')(e) && JSON.stringify((e as { details: unknown }).details) === JSON.stringify({ role, deactivated });
+      const by = { userId: actor, accountNo };
+      await assert.rejects(people.changeRole(by, bea, 'Viewer'), refused);
+      await assert.rejects(people.setOrderLimit(by, bea, '100'), refused);
+      await assert.rejects(people.deactivate(by, bea), refused);
+      await assert.rejects(people.reactivate(by, dee), refused);
+      await assert.rejects(people.resendInvitation(by, bea), refused);
+      await assert.rejects(people.invite(by, { name: 'Nia', email: `nia-${actor}@example.com`, role: 'Buyer' }), refused);
+    }
+    assert.deepEqual(await roleOf(accountNo, bea), { role: 'Buyer', deactivated: false });
+    assert.deepEqual(await activity(accountNo), before, 'nothing recorded for a refusal');
+    const invited = await db.pool.query("SELECT 1 FROM users WHERE email LIKE 'nia-%'");
+    assert.equal(invited.rowCount, 0, 'no invitation stored');
   });
 
   it('a deactivation ends the user\'s sessions for that account at once, and only those', async () => {
