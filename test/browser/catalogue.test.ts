@@ -60,11 +60,15 @@ describe('buyer portal in a browser: search, product page, quick order', () => {
     // The typeahead, keyboard only: type, Down to the suggestion, Enter opens its product page.
     await page.goto(`${base}/`);
     await tabTo(page, box);
-    await page.keyboard.type('chaz', { delay: 30 });
+    await page.keyboard.type('cha', { delay: 30 });
     const option = page.getByRole('option', { name: /Chaz Kangaroo Hoodie/ });
+    await page.locator('[role="listbox"][data-query="cha"]').waitFor({ state: 'attached' });
     await option.waitFor();
     assert.equal(await box.getAttribute('aria-expanded'), 'true');
     await page.keyboard.press('ArrowDown');
+    // A letter more: its answer replaces the list, and the suggestion highlighted stays highlighted.
+    await page.keyboard.type('z');
+    await page.locator('[role="listbox"][data-query="chaz"]').waitFor({ state: 'attached' });
     assert.equal(await option.getAttribute('aria-selected'), 'true');
     assert.equal(await box.getAttribute('aria-activedescendant'), await option.getAttribute('id'));
     await page.keyboard.press('Enter');

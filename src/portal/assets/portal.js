@@ -63,9 +63,13 @@
       }
     }
 
-    function show(data) {
+    // A newer answer replaces the list; the suggestion highlighted stays highlighted when it is still
+    // in it (a Down pressed while a slower answer was on its way is not lost).
+    function show(data, q) {
+      var kept = active >= 0 && items[active] ? items[active].href : null;
       items = data;
       list.textContent = '';
+      list.setAttribute('data-query', q);
       data.forEach(function (s, i) {
         var option = document.createElement('li');
         option.id = listId + '-' + i;
@@ -95,6 +99,8 @@
         list.hidden = false;
         input.setAttribute('aria-expanded', 'true');
         status.textContent = data.length + (data.length === 1 ? ' suggestion' : ' suggestions') + '. Use the up and down arrows to choose one.';
+        var again = kept === null ? -1 : data.findIndex(function (s) { return s.href === kept; });
+        if (again >= 0) highlight(again);
       }
     }
 
@@ -108,7 +114,7 @@
       var mine = ++request;
       fetch(url + '?q=' + encodeURIComponent(q), { headers: { accept: 'application/json' }, credentials: 'same-origin' })
         .then(function (res) { return res.ok ? res.json() : { data: [] }; })
-        .then(function (body) { if (mine === request && document.activeElement === input) show(body.data || []); })
+        .then(function (body) { if (mine === request && document.activeElement === input) show(body.data || [], q); })
         .catch(function () { /* the form still works without suggestions */ });
     }
 
