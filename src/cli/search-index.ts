@@ -11,7 +11,7 @@ export async function indexRebuildCommand(config: Config): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   process.stdout.write(
     `rebuilt the search index (generation ${result.generation}): ${result.documents} documents in ${seconds.toFixed(2)} s`
-    + ` (of which VACUUM (ANALYZE) of the index tables ${result.vacuumSeconds.toFixed(2)} s)\n`,
+    + ` (of which VACUUM (ANALYZE) of the index tables ${result.vacuumSeconds.toFixed(2)} s, the bitmaps ${result.bitmapsSeconds.toFixed(2)} s)\n`,
   );
 }
 
@@ -25,6 +25,7 @@ export async function indexStatusCommand(config: Config): Promise<void> {
     `lag_seconds\t${status.lagSeconds.toFixed(3)}`,
     `last_refresh\t${status.refreshedAt?.toISOString() ?? 'never'}`,
     `last_rebuild\t${status.rebuiltAt?.toISOString() ?? 'never'}`,
+    `bitmaps\t${status.bitmapsCurrent ? 'current' : 'behind'}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

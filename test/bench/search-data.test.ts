@@ -8,7 +8,7 @@ import {
 } from '../../bench/lib/search-data.js';
 import type { SearchDocument } from '../../src/modules/search/search.documents.js';
 import { parseSearchParams, searchWords } from '../../src/modules/search/search.params.js';
-import { searchDocuments } from '../../src/modules/search/search.queries.js';
+import { searchRows } from '../../src/modules/search/search.queries.js';
 
 /** The search bench's data and request mixes (bench/lib/search-data.ts): pure, seeded, no database. */
 
@@ -220,7 +220,7 @@ describe('the generated catalogue (from a source catalogue)', () => {
       const p = parseSearchParams(query);
       let name = '';
       const db = { query: async (config: { name: string }) => { name = config.name; return { rows: [{ total: 0, data: [] }] }; } };
-      await searchDocuments(db as never, { brands: { allowed: [], indent: [] }, words: searchWords(p.q), filters: p.filters, sort: p.sort, limit: 20, offset: 0 });
+      await searchRows(db as never, { brands: { allowed: [], indent: [] }, words: searchWords(p.q), filters: p.filters, sort: p.sort, limit: 20, offset: 0 });
       return name;
     };
     const shapes = new Map<string, Set<string>>();

@@ -29,11 +29,13 @@ describe('portway index', () => {
     const before = (await portway('status')).stdout;
     assert.match(before, /^documents\t0\n/);
     assert.match(before, /\nlast_refresh\tnever\n/);
+    assert.match(before, /\nbitmaps\tbehind\n$/, 'none built yet');
     assert.match(before, /\nlag_seconds\t(\d+\.\d{3})\n/);
     assert.ok(Number(/lag_seconds\t([\d.]+)/.exec(before)?.[1]) > 0, 'unindexed products make a lag');
 
-    assert.match((await portway('rebuild')).stdout, /^rebuilt the search index \(generation 2\): 2 documents in \d+\.\d\d s \(of which VACUUM \(ANALYZE\) of the index tables \d+\.\d\d s\)\n$/);
+    assert.match((await portway('rebuild')).stdout, /^rebuilt the search index \(generation 2\): 2 documents in \d+\.\d\d s \(of which VACUUM \(ANALYZE\) of the index tables \d+\.\d\d s, the bitmaps \d+\.\d\d s\)\n$/);
     const after = (await portway('status')).stdout;
     assert.match(after, /^documents\t2\ngeneration\t2\nwatermark\t\d+\nlag_seconds\t0\.000\nlast_refresh\t\d{4}-\d\d-\d\dT/);
+    assert.match(after, /\nbitmaps\tcurrent\n$/, 'the rebuild built them');
   });
 });

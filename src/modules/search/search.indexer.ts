@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { inTransaction, withTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
+import { refreshBitmaps, refreshBitmapsOn } from './search.bitmaps.js';
 import { buildDocuments, firstSeenByKey, variantKey, type SearchVariant } from './search.documents.js';
 import {
   LOOP_LOCK, REBUILD_LOCK, UPSERT_BATCH, addWords, changedProducts, colourwaysOf, deleteDocuments, deletedProducts, deletionLog,
@@ -341,6 +342,8 @@ export interface RebuildResult {
   generation: number;
   /** Seconds the VACUUM (ANALYZE) of the index tables took after the switch. */
   vacuumSeconds: number;
+  /** Seconds the new generation's bitmaps took to build, after the VACUUM (search.bitmaps.ts). */
+  bitmapsSeconds: number;
 }
 
 /**
@@ -399,7 +402,12 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
           { cause: error },
         );
       }
-      return { ...switched, vacuumSeconds: (performance.now() - vacuumStarted) / 1000 };
+      const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
+      const bitmaps = await refreshBitmapsOn(client).catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`the search index switched to generation ${switched.generation}, but its bitmaps failed to build (${reason}); the indexer builds them, and searches read the rows meanwhile`, { cause: error });
+      });
+      return { ...switched, vacuumSeconds, bitmapsSeconds: bitmaps.ms / 1000 };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [REBUILD_LOCK]).catch(() => { broken = true; });
     }
@@ -410,6 +418,12 @@ export async function rebuild(pool: Pool, options: ChunkOptions & { beforeSwitch
     client.release(broken);
   }
 }
+
+/**
+ * How long no refresh may have changed a document before the indexer loop builds the bitmaps
+ * (search.bitmaps.ts): searches read the rows meanwhile.
+ */
+export const BITMAPS_QUIET_MS = 2_000;
 
 /** What the loop reports, for metrics. */
 export interface IndexerObserver {
@@ -445,6 +459,29 @@ export function startSearchIndexer(
   let running: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let building: Promise<void> | undefined;
+  let lastWritten = 0;
+  let quietTimer: NodeJS.Timeout | undefined;
+
+  // The bitmaps of the documents as they stand, built beside the refreshes (never holding one up)
+  // once no refresh has changed a document for BITMAPS_QUIET_MS: a burst of changes builds once.
+  const buildBitmaps = (): void => {
+    if (stopped || !active || building) return;
+    const wait = lastWritten + BITMAPS_QUIET_MS - Date.now();
+    if (wait > 0) {
+      if (quietTimer === undefined) quietTimer = setTimeout(() => { quietTimer = undefined; runRefresh(); }, wait);
+      return;
+    }
+    const started = Date.now();
+    building = refreshBitmaps(database.pool)
+      .then((built) => { if (built.built) logger.info({ ...built }, 'search bitmaps built'); })
+      .catch((error: unknown) => { logger.error({ err: error }, 'search bitmaps build failed; retrying after the next refresh'); })
+      .finally(() => {
+        building = undefined;
+        // Documents changed while it read: those bitmaps are behind already, so once quiet, again.
+        if (lastWritten >= started) buildBitmaps();
+      });
+  };
 
   const runRefresh = (): void => {
     if (stopped || !active) return;
@@ -460,6 +497,8 @@ export function startSearchIndexer(
           refreshCount += 1;
           if (result.written + result.removed > 0) logger.debug({ ...result }, 'search index refreshed');
           await observer.refreshed?.(result, database.pool);
+          if (result.written + result.removed > 0) lastWritten = Date.now();
+          buildBitmaps();
         } catch (error) {
           logger.error({ err: error }, 'search index refresh failed; retrying');
         }
@@ -518,8 +557,10 @@ export function startSearchIndexer(
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (quietTimer) clearTimeout(quietTimer);
       await ticking;
       await running;
+      await building;
       const c = client;
       client = undefined;
       active = false;

@@ -21,7 +21,7 @@ export const FILTERS = ['brand', 'category', 'colour', 'gender', 'size', 'strati
 export type Filter = (typeof FILTERS)[number];
 
 /**
- * The orders a search can be listed in: `relevance` (the default: exact words first, then rank; with
+ * The orders a search can be listed in: `relevance` (the default: exact words first, then every word in the Description; with
  * no words, the default `id` order), `name` (the name a card shows, A to Z) and `newest` (the
  * colourway Portway first learned of most recently first). Ties always go by `id`.
  */

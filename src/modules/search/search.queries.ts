@@ -65,11 +65,11 @@ const filterTests = (lowered: (column: string) => string): Record<Filter, string
 const FILTER_TESTS = filterTests((column) => `lower(d.${column})`);
 /** The tests of a combination (search_facet_groups). */
 const GROUP_FILTER_TESTS = filterTests((column) => `d.${column}_match`);
-const FILTER_COLUMNS: Record<Filter, string> = {
+export const FILTER_COLUMNS: Record<Filter, string> = {
   brand: 'brand', category: 'category', colour: 'colour', gender: 'gender', size: 'size', stratificationCode: 'stratification_code',
 };
 /** The filter that narrows each facet (left out of that facet's own counts). */
-const FACET_FILTER: Record<Facet, Filter> = { Brand: 'brand', Category: 'category', Colour: 'colour', Gender: 'gender' };
+export const FACET_FILTER: Record<Facet, Filter> = { Brand: 'brand', Category: 'category', Colour: 'colour', Gender: 'gender' };
 /** Each facet's column in `matched`; Category is a list, counted once per name it holds. */
 const FACET_COLUMN: Record<Facet, string> = { Brand: 'brand', Category: 'category', Colour: 'colour', Gender: 'gender' };
 /**
@@ -90,14 +90,16 @@ export interface SearchQuery {
 
 /**
  * The page's order for each sort, over the columns `matched` gives it (`prefix`: a table alias and
- * its dot). Ties go by `id` in byte order, so pages never repeat or skip a document.
+ * its dot). Relevance: every word as typed (`exact`) first, then every word (or a prefix or typo
+ * match of it) in the Description (`described`). Ties go by `id` in byte order, so pages never
+ * repeat or skip a document. The bitmaps' classes (search.bitmaps.ts) are the same order.
  */
-const ORDER: Record<Sort, (prefix: string) => string> = {
-  relevance: (p) => `${p}exact DESC, ${p}rank DESC, ${p}id COLLATE "C"`,
+export const ORDER: Record<Sort, (prefix: string) => string> = {
+  relevance: (p) => `${p}exact DESC, ${p}described DESC, ${p}id COLLATE "C"`,
   name: (p) => `${p}sort_name COLLATE "C", ${p}id COLLATE "C"`,
   newest: (p) => `${p}first_seen DESC NULLS LAST, ${p}id COLLATE "C"`,
 };
-/** ORDER for a search without words, where every document is an exact match of rank 0. */
+/** ORDER for a search without words, where every document is an exact match. */
 const WORDLESS_ORDER: Record<Sort, (prefix: string) => string> = {
   relevance: (p) => `${p}id COLLATE "C"`,
   name: ORDER.name,
@@ -114,33 +116,40 @@ export interface SearchAnswer {
 
 /**
  * The text part of a search: each word matches itself; as a prefix when it is at least
- * MIN_PREFIX_LENGTH long; and every indexed word one typo away (`search_one_typo`) under the
- * MIN_TYPO_LENGTH rules. Candidates are the indexed words similar by trigrams (search_words), and
- * the query word with two neighbouring letters swapped, looked up as such: a swap in the middle of
- * a word changes four of its trigrams, too many for the similarity threshold ("jakcet"). Words AND. `exact`
- * is the words alone, for ranking: a document holding every word as typed ranks above one found
- * through a prefix or a typo.
+ * MIN_PREFIX_LENGTH long (`prefix`); and every indexed word one typo away (`typos`, from
+ * search_words, `search_one_typo`) under the MIN_TYPO_LENGTH rules. Candidates are the indexed words
+ * similar by trigrams, and the query word with two neighbouring letters swapped, looked up as such:
+ * a swap in the middle of a word changes four of its trigrams, too many for the similarity
+ * threshold ("jakcet"). Words AND. The row pipeline reads the tsqueries of `queries`: `loose` what
+ * matches, `exact` the words alone and `described` the alternatives in the Description (weight A),
+ * for ranking; the bitmaps (search.bitmaps.ts) read `alternatives` itself.
  */
-const TEXT_CTE = `words AS (
+export const TEXT_CTE = `words AS (
   SELECT ord, lower(w) AS w FROM unnest($2::text[]) WITH ORDINALITY t(w, ord)
-), alternatives AS (
-  SELECT ord, quote_literal(w) AS lexeme,
-         quote_literal(w) || CASE WHEN length(w) >= ${MIN_PREFIX_LENGTH} THEN ':*' ELSE '' END
-         || CASE WHEN length(w) > ${MAX_TYPO_LENGTH} THEN ''
-                 WHEN length(w) >= ${MIN_TYPO_LENGTH}
-                   OR (length(w) >= ${MIN_TYPO_LENGTH_UNMATCHED} AND NOT EXISTS (SELECT 1 FROM search_words sw WHERE sw.word LIKE w || '%'))
-                 THEN coalesce((SELECT string_agg(' | ' || quote_literal(c.word), '' ORDER BY c.word)
-                                  FROM (SELECT sw.word FROM search_words sw WHERE sw.word % w
-                                        UNION
-                                        SELECT sw.word FROM search_words sw
-                                         WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
-                                                                     FROM generate_series(1, length(w) - 1) i))) c
-                                 WHERE search_one_typo(c.word, w)), '')
-                 ELSE '' END AS loose
+), expanded AS (
+  SELECT ord, w, length(w) >= ${MIN_PREFIX_LENGTH} AS prefix,
+         CASE WHEN length(w) > ${MAX_TYPO_LENGTH} THEN '{}'::text[]
+              WHEN length(w) >= ${MIN_TYPO_LENGTH}
+                OR (length(w) >= ${MIN_TYPO_LENGTH_UNMATCHED} AND NOT EXISTS (SELECT 1 FROM search_words sw WHERE sw.word LIKE w || '%'))
+              THEN ARRAY(SELECT c.word FROM (SELECT sw.word FROM search_words sw WHERE sw.word % w
+                                             UNION
+                                             SELECT sw.word FROM search_words sw
+                                              WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
+                                                                          FROM generate_series(1, length(w) - 1) i))) c
+                          WHERE search_one_typo(c.word, w) ORDER BY c.word)
+              ELSE '{}'::text[] END AS typos
     FROM words
+), alternatives AS (
+  SELECT ord, w, prefix, typos,
+         quote_literal(w) || CASE WHEN prefix THEN ':*' ELSE '' END
+         || coalesce((SELECT string_agg(' | ' || quote_literal(t), '' ORDER BY o) FROM unnest(typos) WITH ORDINALITY x(t, o)), '') AS loose,
+         quote_literal(w) || CASE WHEN prefix THEN ':*A' ELSE ':A' END
+         || coalesce((SELECT string_agg(' | ' || quote_literal(t) || ':A', '' ORDER BY o) FROM unnest(typos) WITH ORDINALITY x(t, o)), '') AS described
+    FROM expanded
 ), queries AS (
-  SELECT string_agg(lexeme, ' & ' ORDER BY ord)::tsquery AS exact,
-         string_agg('(' || loose || ')', ' & ' ORDER BY ord)::tsquery AS loose
+  SELECT string_agg(quote_literal(w), ' & ' ORDER BY ord)::tsquery AS exact,
+         string_agg('(' || loose || ')', ' & ' ORDER BY ord)::tsquery AS loose,
+         string_agg('(' || described || ')', ' & ' ORDER BY ord)::tsquery AS described
     FROM alternatives
 )`;
 
@@ -156,9 +165,6 @@ function counts(filters: readonly Filter[], flag: (filter: Filter) => string): s
   const conditions = [...others, ...(faceted.length >= 2 ? [`(${faceted.map((f) => `${f}::integer`).join(' + ')}) >= ${faceted.length - 1}`] : [])];
   return conditions.join(' AND ') || 'true';
 }
-
-/** ts_rank weights {D, C, B, A}: Description (A) counts twice the other searchable fields (B), the "Search" profile. */
-const RANK_WEIGHTS = `'{0, 0, 0.5, 1}'`;
 
 /**
  * The facets a search counts from search_facet_values (each value's documents per brand) rather
@@ -212,7 +218,7 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   const tests = filters.map((filter) => `, ${FILTER_TESTS[filter]} AS ${flag(filter)}`).join('');
   const groupTests = filters.map((filter) => `, ${GROUP_FILTER_TESTS[filter]} AS ${flag(filter)}`).join('');
   const found = `SELECT d.id, d.brand, d.category, d.colour, d.gender${SORT_COLUMNS[query.sort]},
-             d.search @@ (SELECT exact FROM queries) AS exact, ts_rank(${RANK_WEIGHTS}, d.search, (SELECT loose FROM queries)) AS rank
+             d.search @@ (SELECT exact FROM queries) AS exact, d.search @@ (SELECT described FROM queries) AS described
              ${tests}
         FROM search_matches d, f
        WHERE d.generation = ${ACTIVE_GENERATION} AND ${visible('d.brand_code', '$5', 'd.brand_key')}
@@ -253,7 +259,7 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
     ? `SELECT sum(documents) FROM search_facet_values v
         WHERE v.generation = ${ACTIVE_GENERATION} AND v.facet = 'Brand' AND ${visible('v.brand_code', '$5', 'v.brand_key')}`
     : `SELECT sum(n) FROM matched WHERE ${all()}`;
-  // Without words every document is an exact match of rank 0: the page is in the sort's order alone.
+  // Without words every document is an exact match: the page is in the sort's order alone.
   const wordlessPage = (table: string, condition: string) => `SELECT d.id${SORT_COLUMNS[query.sort]} FROM ${table} d
         WHERE d.generation = ${ACTIVE_GENERATION} AND ${condition}
         ORDER BY ${WORDLESS_ORDER[query.sort]('d.')} LIMIT $3 OFFSET $4`;
@@ -279,9 +285,7 @@ function searchStatement(query: SearchQuery, filters: readonly Filter[]): string
   const pageJson = (cte: string) => `SELECT coalesce(json_agg(d.document ORDER BY ${(text ? ORDER : WORDLESS_ORDER)[query.sort]('p.')}), '[]')
             FROM ${cte} p JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = p.id`;
   return `WITH ${text ? `${TEXT_CTE},` : ''}
-  f AS (
-    SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 6}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
-  ),${text ? ` found AS MATERIALIZED (
+  ${filterListsCte(filters)},${text ? ` found AS MATERIALIZED (
     ${found}
   ),` : ''} matched AS MATERIALIZED (
     ${matched}
@@ -327,20 +331,42 @@ export function parametersOnce(statement: string, types: readonly string[]): str
   return body.replace(/^WITH /, `WITH p AS (SELECT ${read}),\n  `);
 }
 
-export async function searchDocuments(db: Queryable, query: SearchQuery): Promise<SearchAnswer> {
-  const filters = (Object.keys(FILTER_COLUMNS) as Filter[]).filter((name) => (query.filters[name]?.length ?? 0) > 0);
-  const text = parametersOnce(searchStatement(query, filters), ['text[]', 'text[]', 'integer', 'integer', 'text[]', ...filters.map(() => 'text[]')]);
-  const { rows } = await db.query<{ total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>>({
-    name: prepared('search', text),
+/** The filters `query` sets, in FILTER_COLUMNS order: its statement's parameters $6 onwards. */
+export const setFilters = (query: SearchQuery): Filter[] =>
+  (Object.keys(FILTER_COLUMNS) as Filter[]).filter((name) => (query.filters[name]?.length ?? 0) > 0);
+
+/** The one-row CTE `f`: each set filter's values lowercased, as a column named by FILTER_COLUMNS. */
+export const filterListsCte = (filters: readonly Filter[]): string => `f AS (
+    SELECT $2::text[] AS words${filters.map((filter, i) => `, ARRAY(SELECT lower(v) FROM unnest($${i + 6}::text[]) v) AS ${FILTER_COLUMNS[filter]}`).join('')}
+  )`;
+
+/**
+ * Runs a search statement (`searchStatement`, or the bitmaps' `bitmapStatement`) as a named statement
+ * with its parameters read once; the rows it answers (none: the bitmaps were not current).
+ */
+export async function runSearchStatement<R extends object>(db: Queryable, kind: string, statement: string, query: SearchQuery, filters: readonly Filter[]): Promise<R[]> {
+  const text = parametersOnce(statement, ['text[]', 'text[]', 'integer', 'integer', 'text[]', ...filters.map(() => 'text[]')]);
+  const { rows } = await db.query<R>({
+    name: prepared(kind, text),
     text,
     values: [query.brands.allowed, query.words, query.limit, query.offset, query.brands.indent, ...filters.map((name) => query.filters[name])],
   });
-  const row = rows[0] as (typeof rows)[number];
-  return {
-    total: row.total,
-    data: row.data,
-    facets: { Brand: row.Brand, Category: row.Category, Colour: row.Colour, Gender: row.Gender },
-  };
+  return rows;
+}
+
+export type SearchRow = { total: number; data: SearchDocument[] } & Record<Facet, FacetValue[]>;
+
+export const answerOf = (row: SearchRow): SearchAnswer => ({
+  total: row.total,
+  data: row.data,
+  facets: { Brand: row.Brand, Category: row.Category, Colour: row.Colour, Gender: row.Gender },
+});
+
+/** A search read from the rows of the index (search_matches, search_facet_groups, search_documents): always current. */
+export async function searchRows(db: Queryable, query: SearchQuery): Promise<SearchAnswer> {
+  const filters = setFilters(query);
+  const [row] = await runSearchStatement<SearchRow>(db, 'search', searchStatement(query, filters), query, filters);
+  return answerOf(row as SearchRow);
 }
 
 /** Query words shorter than this get no "did you mean": one edit away from a short word is half the vocabulary. */

@@ -522,6 +522,8 @@ export interface IndexStatus {
    * the last refresh started (changed_at).
    */
   lagSeconds: number;
+  /** Whether the bitmaps (search.bitmaps.ts) are of the active generation and version: searches read them, not the rows. */
+  bitmapsCurrent: boolean;
 }
 
 export async function indexStatus(q: Queryable): Promise<IndexStatus> {
@@ -541,7 +543,8 @@ export async function indexStatus(q: Queryable): Promise<IndexStatus> {
                UNION ALL
                SELECT min(changed_at) FROM catalogue_media
                 WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
-             ) t)::text AS "lagSeconds"
+             ) t)::text AS "lagSeconds",
+            EXISTS (SELECT 1 FROM search_bitmaps b WHERE b.generation = s.active_generation AND b.version = s.version) AS "bitmapsCurrent"
        FROM search_state s`,
   );
   const row = rows[0];

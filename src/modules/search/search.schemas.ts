@@ -73,7 +73,7 @@ export const SearchQuerySchema = Type.Object({
   stratificationCode: filterParam('Stratification code'),
   sort: Type.Unsafe<Sort>({
     type: 'string', enum: [...SORTS], default: DEFAULT_SORT,
-    description: '`relevance`: exact words first, then by rank (no `q`: by `id`); `name`: by Description (else ProductNo), A to Z, ignoring case and accents; '
+    description: '`relevance`: every word as typed first, then every word in the Description (no `q`: by `id`); `name`: by Description (else ProductNo), A to Z, ignoring case and accents; '
       + '`newest`: the colourway Portway first learned of (its first SKU) most recently first. Ties by `id`; anything else is a 400',
   }),
   ...pageParams,

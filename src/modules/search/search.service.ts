@@ -6,8 +6,9 @@ import { buildDocuments, orderSizes, variantKey, type SearchDocument, type Searc
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
 import { answerBody, type SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
+import { searchByBitmaps } from './search.bitmaps.js';
 import {
-  browseColourways, searchContext, searchDocuments, spellingCandidates, suggestDocuments, type SearchContext, type SpellingAnswer,
+  browseColourways, searchContext, searchRows, spellingCandidates, suggestDocuments, type SearchContext, type SpellingAnswer,
 } from './search.queries.js';
 import {
   masterForAccount, mastersOfSkusForAccount, productsOfMasters, referenceData as readReferenceData, type MasterForAccount, type ReferenceData,
@@ -57,9 +58,9 @@ async function searchOn(q: Queryable, answers: SearchAnswerCache, accountNo: str
   const key = [words, filters, params.sort, params.page, params.pageSize];
   return answers.body('search', context, key, async (): Promise<SearchResponse> => {
     // The lists of the context, which the kept answer is keyed by, are the ones the statement applies.
-    const answer = await searchDocuments(q, {
-      brands: context, words, filters, sort: params.sort, limit: params.pageSize, offset: (params.page - 1) * params.pageSize,
-    });
+    const query = { brands: context, words, filters, sort: params.sort, limit: params.pageSize, offset: (params.page - 1) * params.pageSize };
+    // The bitmaps when they are current (the documents have not changed since they were built), else the rows: one answer either way.
+    const answer = (await searchByBitmaps(q, query)) ?? await searchRows(q, query);
     return { ...answer, page: params.page, pageSize: params.pageSize };
   }, serialize);
 }

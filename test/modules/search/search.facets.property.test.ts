@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { brandEntitlement } from '../../../src/modules/catalogue/index.js';
 import { sortName, type SearchDocument } from '../../../src/modules/search/search.documents.js';
 import type { Filter, Sort } from '../../../src/modules/search/search.params.js';
-import { FACETS, MAX_FACET_VALUES, facetsCountedAlone, searchDocuments, type Facet, type FacetValue } from '../../../src/modules/search/search.queries.js';
+import { refreshBitmaps, searchByBitmaps } from '../../../src/modules/search/search.bitmaps.js';
+import { FACETS, MAX_FACET_VALUES, facetsCountedAlone, searchRows, type Facet, type FacetValue, type SearchAnswer, type SearchQuery } from '../../../src/modules/search/search.queries.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { insertBrands, writeDocuments } from './search.writes.js';
 
@@ -28,6 +29,12 @@ const CATEGORIES = ['Men', 'Tops', 'Hoodies', 'Women', ' '];
 const SIZES = ['S', 'M', 'l', 'XL'];
 const STRATIFICATIONS = [null, 'CORE', 'core', 'FASHION'];
 const WORDS = ['alpha', 'bravo', 'charlie'];
+/** Query words: the words, and two starts of them (a prefix matches from 3 characters; no typo reaches another word here). */
+const QUERY_WORDS = [...WORDS, 'alp', 'char'];
+
+/** Whether the query word `w` matches the token `t` (search.queries.ts TEXT_CTE, without typos). */
+const matchesWord = (w: string, t: string) => t === w || (w.length >= 3 && t.startsWith(w));
+const tokens = (text: string | null) => (text ?? '').toLowerCase().split(' ').filter((t) => t !== '');
 
 const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
 const subset = <T>(values: readonly T[]) => fc.uniqueArray(pick(values), { maxLength: values.length });
@@ -41,6 +48,8 @@ const documentArb = fc.record({
   stratification: pick(STRATIFICATIONS),
   blocked: fc.boolean(),
   words: subset(WORDS),
+  /** Words of the StyleDescription: found, ranked below the Description's. */
+  elsewhere: subset(WORDS),
 });
 type DocumentSpec = typeof documentArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -49,7 +58,7 @@ function documentOf(n: number, spec: DocumentSpec): SearchDocument {
   return {
     id: `p${String(n).padStart(3, '0')}_red`, ProductNo: `P${n}`, Description: ['Item', ...spec.words].join(' '),
     Brand: code === null ? null : (BRAND_NAMES[code.trim()] ?? code), BrandCode: code, Colour: spec.colour, Gender: spec.gender,
-    FabricType: null, SleeveLength: null, StyleDescription: null, FabricComposition: null, StratificationCode: spec.stratification,
+    FabricType: null, SleeveLength: null, StyleDescription: spec.elsewhere.length > 0 ? spec.elsewhere.join(' ') : null, FabricComposition: null, StratificationCode: spec.stratification,
     Category: spec.category, AvailableSizes: spec.sizes, Blocked: spec.blocked, images: [],
   };
 }
@@ -121,7 +130,9 @@ describe('search facet counts (property)', () => {
       fc.array(documentArb, { maxLength: 10 }),
       fc.uniqueArray(fc.nat({ max: 24 }), { maxLength: 5 }),
       fc.record({ allowed: subset(['A', 'B', 'R', 'ZED']), indent: subset(['A', 'R']) }),
-      fc.array(fc.record({ words: fc.oneof(fc.constant([] as string[]), fc.constantFrom(...WORDS).map((w) => [w])), filters: filtersArb,
+      fc.array(fc.record({ words: fc.oneof(fc.constant([] as string[]), fc.uniqueArray(pick(QUERY_WORDS), { minLength: 1, maxLength: 2 })),
+        // No filter half the time: the words' ranking needs documents left to order.
+        filters: fc.oneof(fc.constant({} as Partial<Record<Filter, string[]>>), filtersArb),
         page: fc.record({ limit: fc.integer({ min: 1, max: 5 }), offset: fc.integer({ min: 0, max: 6 }) }),
         sort: fc.constantFrom<Sort>('relevance', 'name', 'newest') }), { minLength: 1, maxLength: 6 }),
       async (specs, rewrites, removed, brands, queries) => {
@@ -131,25 +142,34 @@ describe('search facet counts (property)', () => {
 
         const mayBuy = brandEntitlement({ allowedBrands: brands.allowed.join(','), indentBrands: brands.indent.join(',') }, restricted);
         const visible = documents.filter((d) => !d.Blocked && mayBuy(d.BrandCode));
+        const asked: Array<{ query: SearchQuery; answer: SearchAnswer }> = [];
         for (const query of queries) {
-          const found = visible.filter((d) => query.words.every((w) => (d.Description ?? '').split(' ').includes(w)));
+          const all = (d: SearchDocument) => [...tokens(d.Description), ...tokens(d.StyleDescription)];
+          const found = visible.filter((d) => query.words.every((w) => all(d).some((t) => matchesWord(w, t))));
+          // Relevance: every word as typed, then every word in the Description, then id. Name: sortName, then id.
+          // Newest: first-seen (none here), then id.
+          const exact = (d: SearchDocument) => Number(query.words.every((w) => all(d).includes(w)));
+          const described = (d: SearchDocument) => Number(query.words.every((w) => tokens(d.Description).some((t) => matchesWord(w, t))));
           const filters = Object.entries(query.filters) as Array<[Filter, string[]]>;
-          // Without words: relevance in id order, name by sortName then id, newest by first-seen (none here) then id.
           const passing = found.filter((d) => filters.every(([filter, values]) => passes(d, filter, values)))
-            .sort((a, b) => (query.sort === 'name' ? byCodeUnits(sortName(a), sortName(b)) : 0) || byCodeUnits(a.id, b.id));
-          const answer = await searchDocuments(db.pool, {
+            .sort((a, b) => (query.sort === 'name' ? byCodeUnits(sortName(a), sortName(b)) : 0)
+              || (query.sort === 'relevance' ? exact(b) - exact(a) || described(b) - described(a) : 0)
+              || byCodeUnits(a.id, b.id));
+          const searchQuery: SearchQuery = {
             brands, words: query.words, filters: query.filters, sort: query.sort, limit: query.page.limit, offset: query.page.offset,
-          });
+          };
+          const answer = await searchRows(db.pool, searchQuery);
           const label = JSON.stringify({ brands, query });
           assert.equal(answer.total, passing.length, label);
           assert.deepEqual(answer.facets, expectedFacets(found, query.filters), label);
           const page = passing.slice(query.page.offset, query.page.offset + query.page.limit);
-          if (query.words.length === 0) assert.deepEqual(answer.data.map((d) => d.id), page.map((d) => d.id), label);
-          else {
-            assert.equal(answer.data.length, page.length, label);
-            assert.ok(answer.data.every((d) => passing.some((p) => p.id === d.id)), label);
-          }
+          assert.deepEqual(answer.data.map((d) => d.id), page.map((d) => d.id), label);
+          asked.push({ query: searchQuery, answer });
         }
+        // The bitmaps of these documents (search.bitmaps.ts) answer each search as the rows did, page and all.
+        assert.equal(await searchByBitmaps(db.pool, asked[0]!.query), undefined, 'none current before a build');
+        assert.equal((await refreshBitmaps(db.pool)).built, true);
+        for (const { query, answer } of asked) assert.deepEqual(await searchByBitmaps(db.pool, query), answer, JSON.stringify(query));
         // The kept counts are the documents' counted afresh.
         const { rows: [drift] } = await db.pool.query<{ groups: number; values: number }>(
           `WITH kept_groups AS (

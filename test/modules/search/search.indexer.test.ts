@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { buildDocuments, variantKey, type SearchDocument, type SearchVariant } from '../../../src/modules/search/search.documents.js';
+import { searchByBitmaps } from '../../../src/modules/search/search.bitmaps.js';
 import { ANALYZE_AFTER_DOCUMENTS, planChunks, rebuild, refresh, startSearchIndexer, type SearchIndexer } from '../../../src/modules/search/search.indexer.js';
 import { activeDocuments, indexStatus, referenceData } from '../../../src/modules/search/search.repository.js';
 import { createPool, type Queryable } from '../../../src/platform/db/pool.js';
@@ -421,6 +422,10 @@ describe('search indexer', () => {
       // SQL by hand wakes it too (the triggers are on the tables, not in the API).
       await t.pool.query("UPDATE products SET description = 'Woken by hand' WHERE sku = 'WAKE-1'");
       await waitFor('the hand-written change', async () => ((await doc('wake_lime'))?.Description === 'Woken by hand' ? true : undefined), WAIT_MS);
+      // Once the documents stand still the loop builds the bitmaps, without waiting for the interval.
+      await waitFor('the bitmaps of the documents as they are', async () => ((await indexStatus(t.pool)).bitmapsCurrent ? true : undefined), WAIT_MS);
+      const found = await searchByBitmaps(t.pool, { brands: { allowed: [], indent: [] }, words: ['woken'], filters: {}, sort: 'relevance', limit: 5, offset: 0 });
+      assert.deepEqual(found?.data.map((d) => d.id), ['wake_lime']);
     });
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { parametersOnce, searchDocuments, type SearchQuery } from '../../../src/modules/search/search.queries.js';
+import { parametersOnce, searchRows, type SearchQuery } from '../../../src/modules/search/search.queries.js';
 import { createPool, type Pool } from '../../../src/platform/db/pool.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
@@ -35,7 +35,7 @@ describe('search statements keep their plan', () => {
       { brands, words: [], filters: { colour: ['red'], gender: ['men'] }, sort: 'name', limit: 20, offset: 20 },
     ];
     for (const query of queries) {
-      for (let i = 0; i < 9; i++) await searchDocuments(one, { ...query, limit: query.limit + i, brands: { allowed: i % 2 === 0 ? [] : ['B', 'C'], indent: brands.indent } });
+      for (let i = 0; i < 9; i++) await searchRows(one, { ...query, limit: query.limit + i, brands: { allowed: i % 2 === 0 ? [] : ['B', 'C'], indent: brands.indent } });
     }
     const { rows } = await one.query<{ generic: string; custom: string }>(
       'SELECT generic_plans::text AS generic, custom_plans::text AS custom FROM pg_prepared_statements WHERE name LIKE \'search-%\'');

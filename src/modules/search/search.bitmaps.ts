@@ -1,0 +1,257 @@
+import type { Pool, Queryable } from '../../platform/db/pool.js';
+import { brandVisibleSql } from '../catalogue/index.js';
+import type { Filter } from './search.params.js';
+import {
+  FACETS, FACET_FILTER, FILTER_COLUMNS, MAX_FACET_VALUES, TEXT_CTE, answerOf, filterListsCte, runSearchStatement, setFilters,
+  type Facet, type SearchAnswer, type SearchQuery, type SearchRow,
+} from './search.queries.js';
+
+/**
+ * Search over bitmaps (migration 1764000004400): a snapshot of the active generation's unblocked
+ * documents, each in a slot (its place in `id` order), and the sets a search combines as bitmaps
+ * over the slots. `refreshBitmaps` builds the snapshot; `searchByBitmaps` answers a search from it
+ * with the same answer as the rows (search.queries.ts `searchRows`), or nothing when it is not of
+ * the active generation and version.
+ */
+
+/**
+ * What a row of search_bits is the documents of, by `kind`: a brand code (`brand_code`, NULL as
+ * NO_VALUE; entitlement and the brand filter), a facet's value (`Brand`, `Colour`, `Gender`,
+ * `Category`: each name of the document's list; the counts and their filters), a filter's value
+ * (`category_match`, `size`, lowercased lists; `stratification_code`), a lexeme of `search`
+ * anywhere (`lexeme`) or in the Description (`described`, weight A).
+ */
+export const KINDS = ['brand_code', 'Brand', 'Colour', 'Gender', 'Category', 'category_match', 'size', 'stratification_code', 'lexeme', 'described'] as const;
+export type BitsKind = (typeof KINDS)[number];
+
+/** A brand code that is NULL, as search_bits keeps it (a key is never NULL); search_facet_id's stand-in too. */
+const NO_VALUE = 'E\'\\x1d\'';
+
+/** A lexeme held by fewer than 1 in this many documents keeps its slots, not a bitmap. */
+export const SPARSE_RATIO = 64;
+
+/** The advisory lock of a build (transaction-scoped): one at a time per database. */
+const BUILD_LOCK = 7_410_028;
+
+export interface BitmapsBuilt {
+  /** False when they were current already, or another build was under way. */
+  built: boolean;
+  generation: number;
+  documents: number;
+  ms: number;
+}
+
+/**
+ * Builds the bitmaps of the active generation at its version, unless they are current: one
+ * transaction, REPEATABLE READ, so the documents read and the version recorded are of one snapshot
+ * (a search uses the bitmaps only while that version is the active one). Replaces every earlier
+ * snapshot. Runs in the indexer loop once the documents stop changing, and after a rebuild.
+ */
+export async function refreshBitmaps(pool: Pool): Promise<BitmapsBuilt> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    return await refreshBitmapsOn(client);
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** `refreshBitmaps` on a connection of the caller's, in no transaction. */
+export async function refreshBitmapsOn(client: Queryable): Promise<BitmapsBuilt> {
+  const started = performance.now();
+  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+  let result: Omit<BitmapsBuilt, 'ms'>;
+  try {
+    result = await buildIn(client);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    // Another build committed while this one read (a rebuild beside the indexer loop): its snapshot serves.
+    if ((error as { code?: unknown }).code === '40001') return { built: false, generation: 0, documents: 0, ms: Math.round(performance.now() - started) };
+    throw error;
+  }
+  // The planner's statistics of the new rows (every build replaces them all).
+  if (result.built) await client.query('ANALYZE search_slots, search_bits');
+  return { ...result, ms: Math.round(performance.now() - started) };
+}
+
+async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'>> {
+  const { rows: [state] } = await tx.query<{ generation: number; version: string; built: string | null; locked: boolean }>(
+    `SELECT s.active_generation AS generation, s.version::text AS version,
+            (SELECT b.version::text FROM search_bitmaps b WHERE b.generation = s.active_generation) AS built,
+            pg_try_advisory_xact_lock(${BUILD_LOCK}) AS locked
+       FROM search_state s`,
+  );
+  if (state === undefined) throw new Error('search_state has no row');
+  if (!state.locked || state.built === state.version) return { built: false, generation: state.generation, documents: 0 };
+  const g = state.generation;
+  await tx.query('DELETE FROM search_bitmaps');
+  await tx.query('DELETE FROM search_slots');
+  await tx.query('DELETE FROM search_bits');
+  const { rowCount } = await tx.query(
+    `INSERT INTO search_slots (generation, slot, id, name_pos, newest_pos)
+     SELECT $1, (row_number() OVER (ORDER BY id COLLATE "C"))::integer - 1, id,
+            (row_number() OVER (ORDER BY sort_name COLLATE "C", id COLLATE "C"))::integer - 1,
+            (row_number() OVER (ORDER BY first_seen DESC NULLS LAST, id COLLATE "C"))::integer - 1
+       FROM search_matches WHERE generation = $1`,
+    [g],
+  );
+  const n = rowCount ?? 0;
+  const documents = `search_matches m JOIN search_slots s ON s.generation = m.generation AND s.id = m.id WHERE m.generation = $1`;
+  // The values of the facets and filters, a bitmap each.
+  await tx.query(
+    `INSERT INTO search_bits (generation, kind, key, documents, bits)
+     SELECT $1, kind, key, count(*), search_slots_bits(array_agg(slot), $2)
+       FROM (SELECT s.slot, v.kind, v.key FROM ${documents.replace(' WHERE ', ` CROSS JOIN LATERAL (VALUES
+                     ('brand_code', coalesce(m.brand_code, ${NO_VALUE})), ('Brand', m.brand), ('Colour', m.colour), ('Gender', m.gender),
+                     ('stratification_code', m.stratification_code)) v(kind, key) WHERE v.key IS NOT NULL AND `)}
+             UNION ALL SELECT DISTINCT s.slot, 'Category', c FROM ${documents.replace(' WHERE ', ', unnest(m.category) c WHERE ')}
+             UNION ALL SELECT DISTINCT s.slot, 'category_match', c FROM ${documents.replace(' WHERE ', ', unnest(m.category_match) c WHERE ')}
+             UNION ALL SELECT DISTINCT s.slot, 'size', c FROM ${documents.replace(' WHERE ', ', unnest(m.sizes_match) c WHERE ')}) x
+      GROUP BY kind, key`,
+    [g, n],
+  );
+  // The lexemes, anywhere and in the Description: a bitmap each when common, their slots when rare.
+  await tx.query(
+    `INSERT INTO search_bits (generation, kind, key, documents, bits, slots)
+     SELECT $1, v.kind, x.lexeme, cardinality(v.slots),
+            CASE WHEN cardinality(v.slots) * ${SPARSE_RATIO} >= $2 THEN search_slots_bits(v.slots, $2) END,
+            CASE WHEN cardinality(v.slots) * ${SPARSE_RATIO} < $2 THEN v.slots END
+       FROM (SELECT l.lexeme, array_agg(s.slot ORDER BY s.slot) AS anywhere,
+                    array_agg(s.slot ORDER BY s.slot) FILTER (WHERE 'A' = ANY(l.weights)) AS described
+               FROM ${documents.replace(' WHERE ', ', unnest(m.search) l WHERE ')}
+              GROUP BY l.lexeme) x
+      CROSS JOIN LATERAL (VALUES ('lexeme', x.anywhere), ('described', x.described)) v(kind, slots)
+      WHERE v.slots IS NOT NULL`,
+    [g, n],
+  );
+  await tx.query('INSERT INTO search_bitmaps (generation, version, documents) VALUES ($1, $2, $3)', [g, state.version, n]);
+  return { built: true, generation: g, documents: n };
+}
+
+/** Whether the bitmaps are of the active generation and version (searches read them). */
+export async function bitmapsCurrent(q: Queryable): Promise<boolean> {
+  const { rows } = await q.query<{ current: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM search_bitmaps b JOIN search_state s ON s.active_generation = b.generation AND s.version = b.version) AS current`,
+  );
+  return rows[0]?.current === true;
+}
+
+/**
+ * The bitmap of `kind` rows matching `condition` (over `b`), ORed; zeros when none. `z` is the
+ * snapshot (CTE `snap`).
+ */
+const union = (kinds: string, condition: string) => `(SELECT coalesce(bit_or(b.bits), z.zeros) FROM search_bits b
+        WHERE b.generation = z.g AND b.kind IN (${kinds}) AND (${condition}))`;
+
+/** Lowercasing as the rows do it (search.queries.ts filterTests): the keys are "C", whose lower() knows ASCII alone. */
+const lowered = (column: string) => `lower(${column} COLLATE "default")`;
+
+/** Each filter's documents: those whose value (or a value of whose list) is one of the filter's, lowercased (`f`). */
+const FILTER_BITS: Record<Filter, string> = {
+  brand: union(`'Brand', 'brand_code'`, `(b.kind = 'Brand' AND ${lowered('b.key')} = ANY(f.brand))
+          OR (b.kind = 'brand_code' AND ${lowered(`nullif(b.key, ${NO_VALUE})`)} = ANY(f.brand))`),
+  category: union(`'category_match'`, 'b.key = ANY(f.category)'),
+  colour: union(`'Colour'`, `${lowered('b.key')} = ANY(f.colour)`),
+  gender: union(`'Gender'`, `${lowered('b.key')} = ANY(f.gender)`),
+  size: union(`'size'`, 'b.key = ANY(f.size)'),
+  stratificationCode: union(`'stratification_code'`, `${lowered('b.key')} = ANY(f.stratification_code)`),
+};
+
+/**
+ * One statement, answering as `searchRows` does, from the bitmaps; no row when they are not of the
+ * active generation and version in the statement's snapshot. The documents the account may see
+ * (`visible`: its brand codes' bitmaps) AND those holding every word (`terms`: per word, the
+ * bitmaps of its alternatives ORed, a rare lexeme's slots made into one) make `matched`; each
+ * filter's bitmap ANDed to it gives the total's documents, and all but a facet's own filter that
+ * facet's base, whose count for a value is the bits it shares with the value's bitmap. The page:
+ * for relevance, the classes of ORDER (every word as typed, then every word in the Description)
+ * one after another, each in slot (`id`) order; for name and newest, the slots in that order whose
+ * bit is set, walked when they are many, else picked out and sorted.
+ */
+function bitmapStatement(query: SearchQuery, filters: readonly Filter[]): string {
+  const text = query.words.length > 0;
+  const filterBits = filters.map((filter) => `${FILTER_BITS[filter]} AS ${FILTER_COLUMNS[filter]}`);
+  const and = (except?: Filter) => ['m.bits', ...filters.filter((f) => f !== except).map((f) => `fb.${FILTER_COLUMNS[f]}`)].join(' & ');
+  const facet = (name: Facet) => `(SELECT coalesce(json_agg(json_build_object('value', value, 'count', n) ORDER BY n DESC, value), '[]')
+       FROM (SELECT b.key AS value, bit_count(x.base_${name.toLowerCase()} & b.bits) AS n
+               FROM search_bits b, snap z, bases x
+              WHERE b.generation = z.g AND b.kind = '${name}' AND btrim(b.key) <> ''
+              ORDER BY 2 DESC, 1 LIMIT ${MAX_FACET_VALUES}) v WHERE n > 0)`;
+  // A word's rows of search_bits: its lexeme, those it starts (a range of "C" keys) and its typos.
+  const wordBits = `lexemes AS MATERIALIZED (
+    SELECT a.ord, b.kind, b.key = a.w AS typed, b.bits, b.slots
+      FROM alternatives a JOIN search_bits b
+        ON b.generation = (SELECT g FROM snap) AND b.kind IN ('lexeme', 'described')
+       AND (b.key = ANY(a.w || a.typos) OR (a.prefix AND b.key >= a.w AND b.key < a.w || chr(1114111)))
+  ), word_bits AS MATERIALIZED (
+    SELECT a.ord,
+           coalesce((SELECT bit_or(l.bits) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'lexeme'), z.zeros)
+             | search_slots_bits(ARRAY(SELECT unnest(l.slots) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'lexeme'), z.n) AS hits,
+           coalesce((SELECT bit_or(l.bits) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'described'), z.zeros)
+             | search_slots_bits(ARRAY(SELECT unnest(l.slots) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'described'), z.n) AS described,
+           coalesce((SELECT coalesce(l.bits, search_slots_bits(l.slots, z.n)) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'lexeme' AND l.typed), z.zeros) AS exact
+      FROM alternatives a, snap z
+  ), terms AS MATERIALIZED (
+    SELECT bit_and(hits) AS hits, bit_and(exact) AS exact, bit_and(described) AS described FROM word_bits
+  ),`;
+  const matched = text ? 'SELECT v.bits & t.hits AS bits FROM visible v, terms t' : 'SELECT v.bits FROM visible v';
+  const bases = [`${and()} AS total`, ...FACETS.map((name) => `${and(FACET_FILTER[name])} AS base_${name.toLowerCase()}`)].join(', ');
+  // Relevance: the classes of ORDER in turn (without words, one: every document is an exact match).
+  const classes = text
+    ? `SELECT c.ord, c.bits FROM bases x, terms t, LATERAL (VALUES (1, x.total & t.exact & t.described), (2, x.total & t.exact & ~t.described),
+                                                             (3, x.total & ~t.exact & t.described), (4, x.total & ~t.exact & ~t.described)) c(ord, bits)`
+    : 'SELECT 1 AS ord, x.total AS bits FROM bases x';
+  const relevancePage = `spans AS MATERIALIZED (
+    SELECT ord, bits, k, (sum(k) OVER (ORDER BY ord) - k)::integer AS start FROM (SELECT ord, bits, bit_count(bits)::integer AS k FROM (${classes}) c) c
+  ), page AS MATERIALIZED (
+    SELECT s.ord, p.n AS pos, p.slot FROM spans s
+     CROSS JOIN LATERAL search_bit_positions(s.bits, greatest(0, $4 - s.start), $3 - greatest(0, s.start - $4)) WITH ORDINALITY p(slot, n)
+     WHERE s.k > 0 AND s.start < $4 + $3 AND s.start + s.k > $4
+  )`;
+  const column = query.sort === 'name' ? 'name_pos' : 'newest_pos';
+  // Many documents: walk the slots in the sort's order until the page is full. Few: pick them out, sort them.
+  const sortedPage = `walk AS MATERIALIZED (
+    SELECT 1 AS ord, sl.${column} AS pos, sl.slot FROM search_slots sl
+     WHERE sl.generation = (SELECT g FROM snap) AND get_bit((SELECT total FROM bases), sl.slot) = 1
+     ORDER BY sl.${column} LIMIT $3 OFFSET $4
+  ), picked AS MATERIALIZED (
+    SELECT 1 AS ord, sl.${column} AS pos, sl.slot
+      FROM search_bit_positions((SELECT total FROM bases), 0, (SELECT t.total FROM totals t)) p(slot)
+      JOIN search_slots sl ON sl.generation = (SELECT g FROM snap) AND sl.slot = p.slot
+     ORDER BY sl.${column} LIMIT $3 OFFSET $4
+  )`;
+  const pageJson = (cte: string) => `SELECT coalesce(json_agg(d.document ORDER BY p.ord, p.pos), '[]')
+            FROM ${cte} p JOIN search_slots sl ON sl.generation = z.g AND sl.slot = p.slot
+            JOIN search_documents d ON d.generation = z.g AND d.id = sl.id`;
+  const data = query.sort === 'relevance' ? `(${pageJson('page')})`
+    : `CASE WHEN t.total::bigint * ${SPARSE_RATIO} < z.n THEN (${pageJson('picked')}) ELSE (${pageJson('walk')}) END`;
+  return `WITH ${text ? `${TEXT_CTE},` : ''}
+  snap AS MATERIALIZED (
+    SELECT b.generation AS g, b.documents AS n, repeat('0', b.documents)::bit varying AS zeros
+      FROM search_bitmaps b JOIN search_state s ON s.active_generation = b.generation AND s.version = b.version
+  ), ${filterListsCte(filters)},
+  visible AS MATERIALIZED (
+    SELECT ${union(`'brand_code'`, brandVisibleSql(`nullif(b.key, ${NO_VALUE})`, '$1::text[]', '$5::text[]'))} AS bits FROM snap z
+  ),${text ? wordBits : ''} filter_bits AS MATERIALIZED (
+    SELECT ${filterBits.join(', ') || 'NULL AS none'} FROM snap z, f
+  ), bases AS MATERIALIZED (
+    SELECT ${bases} FROM (${matched}) m, filter_bits fb
+  ), totals AS MATERIALIZED (
+    SELECT bit_count(x.total)::integer AS total FROM bases x
+  ), ${query.sort === 'relevance' ? relevancePage : sortedPage}
+  SELECT t.total, ${data} AS data,
+         ${FACETS.map((name) => `${facet(name)} AS "${name}"`).join(',\n         ')}
+    FROM snap z, totals t`;
+}
+
+/** A search answered from the bitmaps, or undefined when they are not current (then `searchRows` answers). */
+export async function searchByBitmaps(db: Queryable, query: SearchQuery): Promise<SearchAnswer | undefined> {
+  const filters = setFilters(query);
+  const [row] = await runSearchStatement<SearchRow>(db, 'search-bits', bitmapStatement(query, filters), query, filters);
+  return row === undefined ? undefined : answerOf(row);
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { SPARSE_RATIO, bitmapsCurrent, refreshBitmaps, searchByBitmaps } from '../../../src/modules/search/search.bitmaps.js';
+import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
+import type { Sort } from '../../../src/modules/search/search.params.js';
+import { searchRows, type SearchQuery } from '../../../src/modules/search/search.queries.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { writeDocuments } from './search.writes.js';
+
+/**
+ * Search over bitmaps (search.bitmaps.ts, migration 1764000004400) against the rows on a real
+ * PostgreSQL: relevance's classes in order, the answer the same as the rows' for any catalogue and
+ * query (prefixes, typos, a rare lexeme's slots, both ways of paging a sort), used only while the
+ * snapshot is of the active version. Entitlement, filters and facets over the bitmaps: the facet
+ * property test (search.facets.property.test.ts).
+ */
+
+const doc = (n: number, description: string, style: string | null = null): SearchDocument => ({
+  id: `p${String(n).padStart(3, '0')}_red`, ProductNo: `P${n}`, Description: description, Brand: null, BrandCode: null, Colour: 'Red',
+  Gender: null, FabricType: null, SleeveLength: null, StyleDescription: style, FabricComposition: null, StratificationCode: null,
+  Category: [], AvailableSizes: [], Blocked: false, images: [],
+});
+const query = (words: string[], sort: Sort = 'relevance', limit = 50, offset = 0): SearchQuery =>
+  ({ brands: { allowed: [], indent: [] }, words, filters: {}, sort, limit, offset });
+const ids = (answer: { data: Array<{ id: string }> } | undefined) => answer?.data.map((d) => d.id);
+
+describe('search over bitmaps', () => {
+  let db: TestDatabase;
+  let generation: number;
+  before(async () => {
+    db = await createTestDatabase();
+    generation = (await db.pool.query<{ g: number }>('SELECT active_generation AS g FROM search_state')).rows[0]!.g;
+  });
+  after(async () => { await db.drop(); });
+
+  it('ranks every word as typed first, then every word in the Description, then by id, as the rows do', async () => {
+    await writeDocuments(db.pool, generation, [
+      doc(1, 'Item', 'alpha'), // as typed, not in the Description
+      doc(2, 'Item alpha'), // as typed, in the Description
+      doc(3, 'Item alphabet', 'alpha'), // as typed (elsewhere); its Description starts with the word
+      doc(4, 'Item alphabet'), // only the prefix, in the Description
+      doc(5, 'Item', 'alphabet'), // only the prefix, elsewhere
+      doc(6, 'Item bravo'),
+    ], [], [], (d) => d);
+    assert.equal(await searchByBitmaps(db.pool, query(['alpha'])), undefined, 'none built yet: the rows answer');
+    assert.equal((await refreshBitmaps(db.pool)).built, true);
+    assert.equal(await bitmapsCurrent(db.pool), true);
+    const expected = ['p002_red', 'p003_red', 'p001_red', 'p004_red', 'p005_red'];
+    assert.deepEqual(ids(await searchRows(db.pool, query(['alpha']))), expected);
+    assert.deepEqual(ids(await searchByBitmaps(db.pool, query(['alpha']))), expected);
+    // Pages across the classes.
+    for (const [limit, offset] of [[2, 0], [2, 1], [2, 3], [1, 4], [3, 5]] as const) {
+      assert.deepEqual(ids(await searchByBitmaps(db.pool, query(['alpha'], 'relevance', limit, offset))), expected.slice(offset, offset + limit));
+    }
+    assert.equal((await refreshBitmaps(db.pool)).built, false, 'current already: not built again');
+  });
+
+  it('is not used once a document changes, until built again', async () => {
+    await writeDocuments(db.pool, generation, [doc(1, 'Item alpha')], [], [], (d) => d);
+    assert.equal((await refreshBitmaps(db.pool)).built, true);
+    assert.deepEqual(ids(await searchByBitmaps(db.pool, query(['alpha']))), ['p001_red']);
+    await db.pool.query("UPDATE search_documents SET description = 'changed' WHERE id = 'p001_red'");
+    assert.equal(await bitmapsCurrent(db.pool), false);
+    assert.equal(await searchByBitmaps(db.pool, query(['alpha'])), undefined);
+    assert.equal((await refreshBitmaps(db.pool)).built, true);
+    assert.equal(await bitmapsCurrent(db.pool), true);
+  });
+
+  const VOCABULARY = ['alpha', 'alphabet', 'bravo', 'charlie', 'charm', 'delta'];
+  // Words, starts of them, typos of them (5 letters or more), a word of no document.
+  const QUERY_WORDS = [...VOCABULARY, 'alp', 'cha', 'brav', 'delte', 'alpah', 'charlei', 'zulu'];
+  const words = fc.uniqueArray(fc.constantFrom(...VOCABULARY), { maxLength: 3 });
+
+  it('answers every search as the rows do: any catalogue, words, sort and page (property)', async () => {
+    await fc.assert(fc.asyncProperty(
+      // More than SPARSE_RATIO documents, so a word few hold keeps slots, not a bitmap.
+      fc.array(fc.record({ description: words, style: words, rare: fc.integer({ min: 0, max: 9 }) }), { minLength: SPARSE_RATIO + 1, maxLength: 150 }),
+      fc.array(fc.record({
+        words: fc.uniqueArray(fc.constantFrom(...QUERY_WORDS, 'rare'), { minLength: 0, maxLength: 2 }),
+        sort: fc.constantFrom<Sort>('relevance', 'name', 'newest'),
+        limit: fc.integer({ min: 1, max: 30 }),
+        offset: fc.integer({ min: 0, max: 40 }),
+      }), { minLength: 1, maxLength: 8 }),
+      async (specs, queries) => {
+        // One document in ten holds `rare`: a lexeme kept as slots.
+        const documents = specs.map((s, n) => doc(n, ['Item', ...s.description, ...(s.rare === 0 ? ['rare'] : [])].join(' '), s.style.join(' ') || null));
+        await writeDocuments(db.pool, generation, documents, [], [], (d) => d);
+        assert.equal((await refreshBitmaps(db.pool)).built, true);
+        for (const q of queries) {
+          const asked = query(q.words, q.sort, q.limit, q.offset);
+          assert.deepEqual(await searchByBitmaps(db.pool, asked), await searchRows(db.pool, asked), JSON.stringify(q));
+        }
+      },
+    ), { numRuns: 25 });
+  });
+
+  it('keeps the slots of a lexeme fewer than 1 in SPARSE_RATIO documents hold, and finds its documents through them', async () => {
+    const documents = Array.from({ length: SPARSE_RATIO * 3 }, (_, n) => doc(n, n === 7 ? 'Item rarest' : 'Item common', n === 90 ? 'rarest' : null));
+    await writeDocuments(db.pool, generation, documents, [], [], (d) => d);
+    assert.equal((await refreshBitmaps(db.pool)).built, true);
+    const { rows } = await db.pool.query<{ kind: string; slots: number[] | null; bits: string | null }>(
+      "SELECT kind, slots, bits::text AS bits FROM search_bits WHERE key = 'rarest' ORDER BY kind",
+    );
+    assert.deepEqual(rows, [{ kind: 'described', slots: [7], bits: null }, { kind: 'lexeme', slots: [7, 90], bits: null }]);
+    const common = (await db.pool.query<{ slots: number[] | null }>("SELECT slots FROM search_bits WHERE kind = 'lexeme' AND key = 'common'")).rows[0];
+    assert.equal(common?.slots, null, 'a common lexeme: a bitmap');
+    for (const asked of [query(['rarest']), query(['rar']), query(['rarest', 'item']), query(['rarest'], 'name'), query(['rarest'], 'newest', 1, 1)]) {
+      const answer = await searchByBitmaps(db.pool, asked);
+      assert.deepEqual(answer, await searchRows(db.pool, asked), JSON.stringify(asked));
+    }
+    assert.deepEqual(ids(await searchByBitmaps(db.pool, query(['rarest']))), ['p007_red', 'p090_red']);
+  });
+});
