@@ -20,6 +20,8 @@ CREATE TABLE search_bitmaps (
   generation  integer PRIMARY KEY,
   version     bigint NOT NULL,
   documents   integer NOT NULL,
+  -- The empty bitmap of that many bits, which every search starts from.
+  zeros       bit varying NOT NULL,
   built_at    timestamptz NOT NULL DEFAULT now()
 );
 
@@ -49,22 +51,36 @@ CREATE TABLE search_bits (
   PRIMARY KEY (generation, kind, key),
   CHECK ((bits IS NULL) <> (slots IS NULL))
 );
--- Bitmaps are read whole by every search: kept uncompressed, so none is decompressed to be read.
+-- Bitmaps are read whole by every search: kept uncompressed, so none is decompressed to be read,
+-- and in the row while the row fits a page (up to ~64,000 documents), so none is fetched from the
+-- TOAST table either (a search reads hundreds: a value per colour).
 ALTER TABLE search_bits ALTER COLUMN bits SET STORAGE EXTERNAL;
+ALTER TABLE search_bits SET (toast_tuple_target = 8160);
 
--- The bitmap of `n` bits with the bits of `slots` set (any order, repeats allowed).
+-- The bitmap of `n` bits with the bits of `slots` set (any order, repeats allowed). A few slots
+-- (a rare lexeme, at search time) are set one by one in a copy of the empty bitmap; many (a
+-- build) are written out as text once, gaps of zeros between them.
 CREATE FUNCTION search_slots_bits(slots integer[], n integer) RETURNS bit varying
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT coalesce(
-    (SELECT (string_agg(repeat('0', s - prev - 1) || '1', '' ORDER BY s) || repeat('0', n - 1 - max(s)))::bit varying
-       FROM (SELECT s, lag(s, 1, -1) OVER (ORDER BY s) AS prev FROM (SELECT DISTINCT unnest(slots) AS s) d) x),
-    repeat('0', n)::bit varying)
-$$;
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  bits bit varying;
+  s integer;
+BEGIN
+  IF coalesce(cardinality(slots), 0) * 64 < n THEN
+    bits := repeat('0', n)::bit varying;
+    FOREACH s IN ARRAY coalesce(slots, '{}') LOOP
+      bits := set_bit(bits, s, 1);
+    END LOOP;
+    RETURN bits;
+  END IF;
+  RETURN (SELECT (string_agg(repeat('0', x.s - x.prev - 1) || '1', '' ORDER BY x.s) || repeat('0', n - 1 - max(x.s)))::bit varying
+            FROM (SELECT d.s, lag(d.s, 1, -1) OVER (ORDER BY d.s) AS prev FROM (SELECT DISTINCT unnest(slots) AS s) d) x);
+END $$;
 
 -- The slots whose bits are set, ascending, from the `skip`+1-th to at most `take` of them: a
 -- page's documents. Tests 64 bits at once, so a sparse bitmap's empty stretches cost little.
 CREATE FUNCTION search_bit_positions(bits bit varying, skip integer, take integer) RETURNS SETOF integer
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 50 AS $$
 DECLARE
   n integer := length(bits);
   start integer := 0;

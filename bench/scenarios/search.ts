@@ -226,6 +226,8 @@ async function run(ctx: BenchContext): Promise<ScenarioResult> {
   if (rebuild.documents !== expectedDocuments) throw new Error(`portway index rebuild built ${rebuild.documents} documents, expected ${expectedDocuments}`);
   const status = parseIndexStatus((await runCli(['index', 'status'], database.url)).stdout);
   if (Number(status.documents) !== expectedDocuments) throw new Error(`portway index status counts ${status.documents} documents after the rebuild, expected ${expectedDocuments}`);
+  // The timed searches are meant to read the bitmaps (search.bitmaps.ts); behind, they would read the rows.
+  if (status.bitmaps !== 'current') throw new Error(`portway index status says the bitmaps are ${status.bitmaps ?? 'unreported'} after the rebuild, not current`);
   // The rebuild vacuums the index tables itself; the rest (the products just loaded, their
   // statistics) is vacuumed as autovacuum would a minute or two later, as the lookup bench vacuums
   // after loading: the timed figures are the steady state's.

@@ -30,11 +30,11 @@ const NO_VALUE = 'E\'\\x1d\'';
 /** A lexeme held by fewer than 1 in this many documents keeps its slots, not a bitmap. */
 export const SPARSE_RATIO = 64;
 
-/** The advisory lock of a build (transaction-scoped): one at a time per database. */
+/** The advisory lock of a build (held by its session around its transaction): one at a time per database. */
 const BUILD_LOCK = 7_410_028;
 
 export interface BitmapsBuilt {
-  /** False when they were current already, or another build was under way. */
+  /** False when they were current already. */
   built: boolean;
   generation: number;
   documents: number;
@@ -60,34 +60,54 @@ export async function refreshBitmaps(pool: Pool): Promise<BitmapsBuilt> {
   }
 }
 
-/** `refreshBitmaps` on a connection of the caller's, in no transaction. */
+/**
+ * `refreshBitmaps` on a connection of the caller's, in no transaction. Builds take turns: the lock
+ * is the session's, taken before the transaction, so a build waiting for another (the indexer
+ * loop's, when a rebuild ends) reads in a snapshot that has the other's work, and builds again
+ * only if that work is not of the active generation and version.
+ */
 export async function refreshBitmapsOn(client: Queryable): Promise<BitmapsBuilt> {
   const started = performance.now();
-  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+  await takeBuildLock(client);
   let result: Omit<BitmapsBuilt, 'ms'>;
   try {
-    result = await buildIn(client);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    // Another build committed while this one read (a rebuild beside the indexer loop): its snapshot serves.
-    if ((error as { code?: unknown }).code === '40001') return { built: false, generation: 0, documents: 0, ms: Math.round(performance.now() - started) };
-    throw error;
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    try {
+      result = await buildIn(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [BUILD_LOCK]);
   }
   // The planner's statistics of the new rows (every build replaces them all).
   if (result.built) await client.query('ANALYZE search_slots, search_bits');
   return { ...result, ms: Math.round(performance.now() - started) };
 }
 
+/** How long a build waits for another to end (the connection's lock_timeout, 10 s, is shorter than a build of a large catalogue). */
+const BUILD_WAIT_MS = 10 * 60_000;
+
+async function takeBuildLock(client: Queryable): Promise<void> {
+  const until = performance.now() + BUILD_WAIT_MS;
+  for (;;) {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [BUILD_LOCK]);
+    if (rows[0]?.locked === true) return;
+    if (performance.now() > until) throw new Error(`another build of the search bitmaps held its lock for ${BUILD_WAIT_MS / 60_000} minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'>> {
-  const { rows: [state] } = await tx.query<{ generation: number; version: string; built: string | null; locked: boolean }>(
+  const { rows: [state] } = await tx.query<{ generation: number; version: string; built: string | null }>(
     `SELECT s.active_generation AS generation, s.version::text AS version,
-            (SELECT b.version::text FROM search_bitmaps b WHERE b.generation = s.active_generation) AS built,
-            pg_try_advisory_xact_lock(${BUILD_LOCK}) AS locked
+            (SELECT b.version::text FROM search_bitmaps b WHERE b.generation = s.active_generation) AS built
        FROM search_state s`,
   );
   if (state === undefined) throw new Error('search_state has no row');
-  if (!state.locked || state.built === state.version) return { built: false, generation: state.generation, documents: 0 };
+  if (state.built === state.version) return { built: false, generation: state.generation, documents: 0 };
   const g = state.generation;
   await tx.query('DELETE FROM search_bitmaps');
   await tx.query('DELETE FROM search_slots');
@@ -129,7 +149,7 @@ async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'>> {
       WHERE v.slots IS NOT NULL`,
     [g, n],
   );
-  await tx.query('INSERT INTO search_bitmaps (generation, version, documents) VALUES ($1, $2, $3)', [g, state.version, n]);
+  await tx.query(`INSERT INTO search_bitmaps (generation, version, documents, zeros) VALUES ($1, $2, $3, repeat('0', $3)::bit varying)`, [g, state.version, n]);
   return { built: true, generation: g, documents: n };
 }
 
@@ -179,21 +199,23 @@ function bitmapStatement(query: SearchQuery, filters: readonly Filter[]): string
   const and = (except?: Filter) => ['m.bits', ...filters.filter((f) => f !== except).map((f) => `fb.${FILTER_COLUMNS[f]}`)].join(' & ');
   const facet = (name: Facet) => `(SELECT coalesce(json_agg(json_build_object('value', value, 'count', n) ORDER BY n DESC, value), '[]')
        FROM (SELECT b.key AS value, bit_count(x.base_${name.toLowerCase()} & b.bits) AS n
-               FROM search_bits b, snap z, bases x
-              WHERE b.generation = z.g AND b.kind = '${name}' AND btrim(b.key) <> ''
+               FROM search_bits b, bases x
+              WHERE b.generation = (SELECT g FROM snap) AND b.kind = '${name}' AND btrim(b.key) <> ''
               ORDER BY 2 DESC, 1 LIMIT ${MAX_FACET_VALUES}) v WHERE n > 0)`;
+  // A word's alternatives' documents: their bitmaps ORed, and the rare ones' slots made into one (when there are any).
+  const alternativesBits = (kind: string) => `coalesce((SELECT bit_or(l.bits) FROM lexemes l WHERE l.ord = a.ord AND l.kind = '${kind}'), z.zeros)
+             | coalesce((SELECT search_slots_bits(array_agg(s), z.n) FROM lexemes l, unnest(l.slots) s WHERE l.ord = a.ord AND l.kind = '${kind}'
+                        HAVING count(*) > 0), z.zeros)`;
   // A word's rows of search_bits: its lexeme, those it starts (a range of "C" keys) and its typos.
   const wordBits = `lexemes AS MATERIALIZED (
     SELECT a.ord, b.kind, b.key = a.w AS typed, b.bits, b.slots
       FROM alternatives a JOIN search_bits b
         ON b.generation = (SELECT g FROM snap) AND b.kind IN ('lexeme', 'described')
-       AND (b.key = ANY(a.w || a.typos) OR (a.prefix AND b.key >= a.w AND b.key < a.w || chr(1114111)))
+       AND (b.key = ANY(a.w || a.typos) OR (b.key >= a.w AND b.key < CASE WHEN a.prefix THEN a.w || chr(1114111) ELSE a.w END))
   ), word_bits AS MATERIALIZED (
     SELECT a.ord,
-           coalesce((SELECT bit_or(l.bits) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'lexeme'), z.zeros)
-             | search_slots_bits(ARRAY(SELECT unnest(l.slots) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'lexeme'), z.n) AS hits,
-           coalesce((SELECT bit_or(l.bits) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'described'), z.zeros)
-             | search_slots_bits(ARRAY(SELECT unnest(l.slots) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'described'), z.n) AS described,
+           ${alternativesBits('lexeme')} AS hits,
+           ${alternativesBits('described')} AS described,
            coalesce((SELECT coalesce(l.bits, search_slots_bits(l.slots, z.n)) FROM lexemes l WHERE l.ord = a.ord AND l.kind = 'lexeme' AND l.typed), z.zeros) AS exact
       FROM alternatives a, snap z
   ), terms AS MATERIALIZED (
@@ -225,14 +247,18 @@ function bitmapStatement(query: SearchQuery, filters: readonly Filter[]): string
       JOIN search_slots sl ON sl.generation = (SELECT g FROM snap) AND sl.slot = p.slot
      ORDER BY sl.${column} LIMIT $3 OFFSET $4
   )`;
-  const pageJson = (cte: string) => `SELECT coalesce(json_agg(d.document ORDER BY p.ord, p.pos), '[]')
-            FROM ${cte} p JOIN search_slots sl ON sl.generation = z.g AND sl.slot = p.slot
-            JOIN search_documents d ON d.generation = z.g AND d.id = sl.id`;
+  // A page's few documents, each read by its keys (scalar subqueries: a join was planned as a hash
+  // of every slot, the page's size being unknown to the planner).
+  const pageJson = (cte: string) => `SELECT coalesce(json_agg((SELECT d.document FROM search_documents d
+                                               WHERE d.generation = z.g AND d.id = (SELECT sl.id FROM search_slots sl
+                                                                                     WHERE sl.generation = z.g AND sl.slot = p.slot))
+                                      ORDER BY p.ord, p.pos), '[]')
+            FROM ${cte} p`;
   const data = query.sort === 'relevance' ? `(${pageJson('page')})`
     : `CASE WHEN t.total::bigint * ${SPARSE_RATIO} < z.n THEN (${pageJson('picked')}) ELSE (${pageJson('walk')}) END`;
   return `WITH ${text ? `${TEXT_CTE},` : ''}
   snap AS MATERIALIZED (
-    SELECT b.generation AS g, b.documents AS n, repeat('0', b.documents)::bit varying AS zeros
+    SELECT b.generation AS g, b.documents AS n, b.zeros
       FROM search_bitmaps b JOIN search_state s ON s.active_generation = b.generation AND s.version = b.version
   ), ${filterListsCte(filters)},
   visible AS MATERIALIZED (

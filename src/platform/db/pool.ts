@@ -43,7 +43,10 @@ export function createPool(options: PoolOptions): pg.Pool {
     // ingest (the load trial), and bursts came every time the pool had shrunk between two.
     idleTimeoutMillis: 0,
     application_name: options.applicationName ?? 'portway',
-    ...(pooled ? {} : { lock_timeout: lockTimeout, statement_timeout: statementTimeout }),
+    // JIT compilation off: the planner's estimate for a search over bitmaps (search.bitmaps.ts) passes
+    // jit_above_cost, and compiling its ~300 expressions took 260 ms where the statement runs in 5.
+    // Behind a transaction pooler no startup option reaches the server: set `jit = off` there (operations.md).
+    ...(pooled ? {} : { lock_timeout: lockTimeout, statement_timeout: statementTimeout, options: '-c jit=off' }),
   });
   guardConnections(pool);
   if (pooled) {

@@ -67,6 +67,13 @@ describe('search over bitmaps', () => {
     assert.equal(await bitmapsCurrent(db.pool), true);
   });
 
+  it('builds take turns: two at once both end, one building and the other finding the bitmaps current', async () => {
+    await writeDocuments(db.pool, generation, [doc(1, 'Item alpha'), doc(2, 'Item bravo')], [], [], (d) => d);
+    const results = await Promise.all([refreshBitmaps(db.pool), refreshBitmaps(db.pool), refreshBitmaps(db.pool)]);
+    assert.deepEqual(results.map((r) => r.built).sort(), [false, false, true]);
+    assert.equal(await bitmapsCurrent(db.pool), true);
+  });
+
   const VOCABULARY = ['alpha', 'alphabet', 'bravo', 'charlie', 'charm', 'delta'];
   // Words, starts of them, typos of them (5 letters or more), a word of no document.
   const QUERY_WORDS = [...VOCABULARY, 'alp', 'cha', 'brav', 'delte', 'alpah', 'charlei', 'zulu'];

@@ -46,6 +46,27 @@ describe('createPool: connections once opened stay open', () => {
   });
 });
 
+describe('createPool: session settings', () => {
+  let db: TestDatabase;
+  before(async () => { db = await createTestDatabase(); });
+  after(async () => { await db.drop(); });
+
+  it('asks for JIT off, and the timeouts, on every connection it opens; a pool behind a transaction pooler sends none of them', async () => {
+    const settings = async (pool: ReturnType<typeof createPool>) => {
+      try {
+        return (await pool.query<{ jit: string; lock: string; statement: string; from: string }>(
+          `SELECT current_setting('jit') AS jit, current_setting('lock_timeout') AS lock, current_setting('statement_timeout') AS statement,
+                  (SELECT source FROM pg_settings WHERE name = 'jit') AS from`,
+        )).rows[0];
+      } finally {
+        await pool.end();
+      }
+    };
+    assert.deepEqual(await settings(createPool({ url: db.url, max: 1, lockTimeoutMs: 7_000 })), { jit: 'off', lock: '7s', statement: '1min', from: 'client' });
+    assert.notEqual((await settings(createPool({ url: db.url, max: 1, transactionPooler: true })))?.from, 'client', 'the server\'s own');
+  });
+});
+
 describe('openConnections: the pool opened and warmed before the service listens', () => {
   let db: TestDatabase;
   before(async () => {
