@@ -1,4 +1,5 @@
-import type { Pool, Queryable } from '../../platform/db/pool.js';
+import type pg from 'pg';
+import { inTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
 import { brandVisibleSql } from '../catalogue/index.js';
 import type { Filter } from './search.params.js';
 import {
@@ -14,15 +15,13 @@ import {
  * the active generation and version.
  */
 
-/**
+/*
  * What a row of search_bits is the documents of, by `kind`: a brand code (`brand_code`, NULL as
  * NO_VALUE; entitlement and the brand filter), a facet's value (`Brand`, `Colour`, `Gender`,
  * `Category`: each name of the document's list; the counts and their filters), a filter's value
  * (`category_match`, `size`, lowercased lists; `stratification_code`), a lexeme of `search`
- * anywhere (`lexeme`) or in the Description (`described`, weight A).
+ * anywhere (`lexeme`) or in the Description (`described`, weight A). Written by `buildIn`.
  */
-export const KINDS = ['brand_code', 'Brand', 'Colour', 'Gender', 'Category', 'category_match', 'size', 'stratification_code', 'lexeme', 'described'] as const;
-export type BitsKind = (typeof KINDS)[number];
 
 /** A brand code that is NULL, as search_bits keeps it (a key is never NULL); search_facet_id's stand-in too. */
 const NO_VALUE = 'E\'\\x1d\'';
@@ -66,19 +65,17 @@ export async function refreshBitmaps(pool: Pool): Promise<BitmapsBuilt> {
  * loop's, when a rebuild ends) reads in a snapshot that has the other's work, and builds again
  * only if that work is not of the active generation and version.
  */
-export async function refreshBitmapsOn(client: Queryable): Promise<BitmapsBuilt> {
+export async function refreshBitmapsOn(client: pg.PoolClient): Promise<BitmapsBuilt> {
   const started = performance.now();
+  // The indexer loop asks after every quiet refresh: one read when they are current, no lock or transaction.
+  if (await bitmapsCurrent(client)) return { built: false, generation: 0, documents: 0, ms: Math.round(performance.now() - started) };
   await takeBuildLock(client);
   let result: Omit<BitmapsBuilt, 'ms'>;
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    try {
-      result = await buildIn(client);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    result = await inTransaction(client, async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      return buildIn(tx);
+    });
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [BUILD_LOCK]);
   }
@@ -121,17 +118,19 @@ async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'>> {
     [g],
   );
   const n = rowCount ?? 0;
-  const documents = `search_matches m JOIN search_slots s ON s.generation = m.generation AND s.id = m.id WHERE m.generation = $1`;
+  // The generation's documents with their slots, and `also` (a lateral list of values) beside each.
+  const documents = (also: string) => `search_matches m JOIN search_slots s ON s.generation = m.generation AND s.id = m.id ${also}
+                 WHERE m.generation = $1`;
   // The values of the facets and filters, a bitmap each.
   await tx.query(
     `INSERT INTO search_bits (generation, kind, key, documents, bits)
      SELECT $1, kind, key, count(*), search_slots_bits(array_agg(slot), $2)
-       FROM (SELECT s.slot, v.kind, v.key FROM ${documents.replace(' WHERE ', ` CROSS JOIN LATERAL (VALUES
+       FROM (SELECT s.slot, v.kind, v.key FROM ${documents(`CROSS JOIN LATERAL (VALUES
                      ('brand_code', coalesce(m.brand_code, ${NO_VALUE})), ('Brand', m.brand), ('Colour', m.colour), ('Gender', m.gender),
-                     ('stratification_code', m.stratification_code)) v(kind, key) WHERE v.key IS NOT NULL AND `)}
-             UNION ALL SELECT DISTINCT s.slot, 'Category', c FROM ${documents.replace(' WHERE ', ', unnest(m.category) c WHERE ')}
-             UNION ALL SELECT DISTINCT s.slot, 'category_match', c FROM ${documents.replace(' WHERE ', ', unnest(m.category_match) c WHERE ')}
-             UNION ALL SELECT DISTINCT s.slot, 'size', c FROM ${documents.replace(' WHERE ', ', unnest(m.sizes_match) c WHERE ')}) x
+                     ('stratification_code', m.stratification_code)) v(kind, key)`)} AND v.key IS NOT NULL
+             UNION ALL SELECT DISTINCT s.slot, 'Category', c FROM ${documents(', unnest(m.category) c')}
+             UNION ALL SELECT DISTINCT s.slot, 'category_match', c FROM ${documents(', unnest(m.category_match) c')}
+             UNION ALL SELECT DISTINCT s.slot, 'size', c FROM ${documents(', unnest(m.sizes_match) c')}) x
       GROUP BY kind, key`,
     [g, n],
   );
@@ -143,7 +142,7 @@ async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'>> {
             CASE WHEN cardinality(v.slots) * ${SPARSE_RATIO} < $2 THEN v.slots END
        FROM (SELECT l.lexeme, array_agg(s.slot ORDER BY s.slot) AS anywhere,
                     array_agg(s.slot ORDER BY s.slot) FILTER (WHERE 'A' = ANY(l.weights)) AS described
-               FROM ${documents.replace(' WHERE ', ', unnest(m.search) l WHERE ')}
+               FROM ${documents(', unnest(m.search) l')}
               GROUP BY l.lexeme) x
       CROSS JOIN LATERAL (VALUES ('lexeme', x.anywhere), ('described', x.described)) v(kind, slots)
       WHERE v.slots IS NOT NULL`,
