@@ -29,7 +29,7 @@ const NO_VALUE = 'E\'\\x1d\'';
 /** A lexeme held by fewer than 1 in this many documents keeps its slots, not a bitmap. */
 export const SPARSE_RATIO = 64;
 
-/** The advisory lock of a build (held by its session around its transaction): one at a time per database. */
+/** The advisory lock of a build (transaction-scoped): one at a time per database. */
 const BUILD_LOCK = 7_410_028;
 
 export interface BitmapsBuilt {
@@ -60,44 +60,41 @@ export async function refreshBitmaps(pool: Pool): Promise<BitmapsBuilt> {
 }
 
 /**
- * `refreshBitmaps` on a connection of the caller's, in no transaction. Builds take turns: the lock
- * is the session's, taken before the transaction, so a build waiting for another (the indexer
- * loop's, when a rebuild ends) reads in a snapshot that has the other's work, and builds again
- * only if that work is not of the active generation and version.
+ * `refreshBitmaps` on a connection of the caller's, in no transaction. Builds take turns on a
+ * transaction-scoped lock (nothing may outlive a transaction behind PgBouncer in transaction mode):
+ * a build that finds another under way, or whose snapshot a build committed after (serialization
+ * failure), gives up its transaction and tries again in a new one, whose snapshot has the other's
+ * work: it then builds only if that work is not of the active generation and version.
  */
 export async function refreshBitmapsOn(client: pg.PoolClient): Promise<BitmapsBuilt> {
   const started = performance.now();
-  // The indexer loop asks after every quiet refresh: one read when they are current, no lock or transaction.
-  if (await bitmapsCurrent(client)) return { built: false, generation: 0, documents: 0, ms: Math.round(performance.now() - started) };
-  await takeBuildLock(client);
-  let result: Omit<BitmapsBuilt, 'ms'>;
-  try {
-    result = await inTransaction(client, async (tx) => {
-      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-      return buildIn(tx);
-    });
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [BUILD_LOCK]);
-  }
-  // The planner's statistics of the new rows (every build replaces them all).
-  if (result.built) await client.query('ANALYZE search_slots, search_bits');
-  return { ...result, ms: Math.round(performance.now() - started) };
-}
-
-/** How long a build waits for another to end (the connection's lock_timeout, 10 s, is shorter than a build of a large catalogue). */
-const BUILD_WAIT_MS = 10 * 60_000;
-
-async function takeBuildLock(client: Queryable): Promise<void> {
-  const until = performance.now() + BUILD_WAIT_MS;
+  const until = started + BUILD_WAIT_MS;
   for (;;) {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [BUILD_LOCK]);
-    if (rows[0]?.locked === true) return;
+    // The indexer loop asks after every quiet refresh: one read when they are current, no transaction.
+    if (await bitmapsCurrent(client)) return { built: false, generation: 0, documents: 0, ms: Math.round(performance.now() - started) };
+    try {
+      const result = await inTransaction(client, async (tx) => {
+        await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+        return buildIn(tx);
+      });
+      if (result !== 'busy') {
+        // The planner's statistics of the new rows (every build replaces them all).
+        if (result.built) await client.query('ANALYZE search_slots, search_bits');
+        return { ...result, ms: Math.round(performance.now() - started) };
+      }
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== '40001') throw error;
+    }
     if (performance.now() > until) throw new Error(`another build of the search bitmaps held its lock for ${BUILD_WAIT_MS / 60_000} minutes`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'>> {
+/** How long a build waits for another to end (the connection's lock_timeout, 10 s, is shorter than a build of a large catalogue). */
+const BUILD_WAIT_MS = 10 * 60_000;
+
+/** The build, in its REPEATABLE READ transaction; 'busy' when another holds the lock. */
+async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'> | 'busy'> {
   const { rows: [state] } = await tx.query<{ generation: number; version: string; built: string | null }>(
     `SELECT s.active_generation AS generation, s.version::text AS version,
             (SELECT b.version::text FROM search_bitmaps b WHERE b.generation = s.active_generation) AS built
@@ -105,6 +102,8 @@ async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'>> {
   );
   if (state === undefined) throw new Error('search_state has no row');
   if (state.built === state.version) return { built: false, generation: state.generation, documents: 0 };
+  const { rows: [lock] } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [BUILD_LOCK]);
+  if (lock?.locked !== true) return 'busy';
   const g = state.generation;
   await tx.query('DELETE FROM search_bitmaps');
   await tx.query('DELETE FROM search_slots');
