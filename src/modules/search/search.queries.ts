@@ -117,26 +117,27 @@ export interface SearchAnswer {
 /**
  * The text part of a search: each word matches itself; as a prefix when it is at least
  * MIN_PREFIX_LENGTH long (`prefix`); and every indexed word one typo away (`typos`, from
- * search_words, `search_one_typo`) under the MIN_TYPO_LENGTH rules. Candidates are the indexed words
- * similar by trigrams, and the query word with two neighbouring letters swapped, looked up as such:
- * a swap in the middle of a word changes four of its trigrams, too many for the similarity
- * threshold ("jakcet"). Words AND. The row pipeline reads the tsqueries of `queries`: `loose` what
+ * search_words) under the MIN_TYPO_LENGTH rules: the indexed words similar by trigrams that one edit
+ * makes of it (`levenshtein_less_equal`), and the query word with two neighbouring letters swapped,
+ * looked up as such (a swap in the middle of a word changes four of its trigrams, too many for the
+ * similarity threshold: "jakcet"). `expanded` is MATERIALIZED: inlined, its typos were looked up
+ * once per use (three), which cost a product number, similar by trigrams to hundreds, 10 ms. Words AND. The row pipeline reads the tsqueries of `queries`: `loose` what
  * matches, `exact` the words alone and `described` the alternatives in the Description (weight A),
  * for ranking; the bitmaps (search.bitmaps.ts) read `alternatives` itself.
  */
 export const TEXT_CTE = `words AS (
   SELECT ord, lower(w) AS w FROM unnest($2::text[]) WITH ORDINALITY t(w, ord)
-), expanded AS (
+), expanded AS MATERIALIZED (
   SELECT ord, w, length(w) >= ${MIN_PREFIX_LENGTH} AS prefix,
          CASE WHEN length(w) > ${MAX_TYPO_LENGTH} THEN '{}'::text[]
               WHEN length(w) >= ${MIN_TYPO_LENGTH}
                 OR (length(w) >= ${MIN_TYPO_LENGTH_UNMATCHED} AND NOT EXISTS (SELECT 1 FROM search_words sw WHERE sw.word LIKE w || '%'))
-              THEN ARRAY(SELECT c.word FROM (SELECT sw.word FROM search_words sw WHERE sw.word % w
-                                             UNION
-                                             SELECT sw.word FROM search_words sw
-                                              WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
-                                                                          FROM generate_series(1, length(w) - 1) i))) c
-                          WHERE search_one_typo(c.word, w) ORDER BY c.word)
+              THEN ARRAY(SELECT sw.word FROM search_words sw WHERE sw.word % w AND levenshtein_less_equal(sw.word, w, 1) = 1
+                         UNION
+                         SELECT sw.word FROM search_words sw
+                          WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
+                                                      FROM generate_series(1, length(w) - 1) i)) AND sw.word <> w
+                         ORDER BY 1)
               ELSE '{}'::text[] END AS typos
     FROM words
 ), alternatives AS (
