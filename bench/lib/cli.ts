@@ -35,10 +35,20 @@ export function runCli(args: readonly string[], databaseUrl: string): Promise<Cl
 }
 
 /** `portway index rebuild`'s line: `rebuilt the search index (generation 2): 22989 documents in 41.20 s (of which VACUUM (ANALYZE) of the index tables 1.10 s, the bitmaps 0.52 s)`. */
-export function parseIndexRebuild(stdout: string): { generation: number; documents: number; seconds: number } {
+export function parseIndexRebuild(stdout: string): { generation: number; documents: number; seconds: number; vacuumSeconds: number | null; bitmapsSeconds: number | null } {
   const match = /generation (\d+)\): (\d+) documents in ([\d.]+) s/.exec(stdout);
   if (!match) throw new Error(`portway index rebuild printed no document count: ${stdout.trim().slice(0, 300)}`);
-  return { generation: Number(match[1]), documents: Number(match[2]), seconds: Number(match[3]) };
+  const part = (pattern: RegExp): number | null => {
+    const found = pattern.exec(stdout);
+    return found ? Number(found[1]) : null;
+  };
+  return {
+    generation: Number(match[1]),
+    documents: Number(match[2]),
+    seconds: Number(match[3]),
+    vacuumSeconds: part(/index tables ([\d.]+) s/),
+    bitmapsSeconds: part(/the bitmaps ([\d.]+) s/),
+  };
 }
 
 /** `portway index status`'s lines, `name<TAB>value` each, by name. */
