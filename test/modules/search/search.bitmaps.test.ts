@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { SPARSE_RATIO, bitmapsCurrent, refreshBitmaps, searchByBitmaps } from '../../../src/modules/search/search.bitmaps.js';
+import { MAX_KEPT_SLOTS, SPARSE_RATIO, bitmapsCurrent, refreshBitmaps, searchByBitmaps, slotsBelow } from '../../../src/modules/search/search.bitmaps.js';
 import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
 import type { Sort } from '../../../src/modules/search/search.params.js';
 import { searchRows, type SearchQuery } from '../../../src/modules/search/search.queries.js';
@@ -102,8 +102,19 @@ describe('search over bitmaps', () => {
     ), { numRuns: 25 });
   });
 
+  it('keeps slots below 1 in SPARSE_RATIO documents, and never MAX_KEPT_SLOTS or more', () => {
+    assert.deepEqual([1, 64, 65, 192, 193, 22_989].map(slotsBelow), [1, 1, 2, 3, 4, 360]);
+    assert.equal(slotsBelow(SPARSE_RATIO * MAX_KEPT_SLOTS), MAX_KEPT_SLOTS);
+    assert.equal(slotsBelow(SPARSE_RATIO * MAX_KEPT_SLOTS + 1), MAX_KEPT_SLOTS, 'capped');
+    assert.equal(slotsBelow(226_176), MAX_KEPT_SLOTS);
+  });
+
   it('keeps the slots of a lexeme fewer than 1 in SPARSE_RATIO documents hold, and finds its documents through them', async () => {
-    const documents = Array.from({ length: SPARSE_RATIO * 3 }, (_, n) => doc(n, n === 7 ? 'Item rarest' : 'Item common', n === 90 ? 'rarest' : null));
+    // slotsBelow(192) is 3: 'rarest' (2 documents) keeps its slots, 'edge' (3) has a bitmap.
+    const edge = new Set([30, 31, 32]);
+    const documents = Array.from({ length: SPARSE_RATIO * 3 }, (_, n) =>
+      doc(n, n === 7 ? 'Item rarest' : edge.has(n) ? 'Item edge' : 'Item common', n === 90 ? 'rarest' : null));
+    assert.equal(slotsBelow(documents.length), edge.size);
     await writeDocuments(db.pool, generation, documents, [], [], (d) => d);
     assert.equal((await refreshBitmaps(db.pool)).built, true);
     const { rows } = await db.pool.query<{ kind: string; slots: number[] | null; bits: string | null }>(
@@ -112,6 +123,12 @@ describe('search over bitmaps', () => {
     assert.deepEqual(rows, [{ kind: 'described', slots: [7], bits: null }, { kind: 'lexeme', slots: [7, 90], bits: null }]);
     const common = (await db.pool.query<{ slots: number[] | null }>("SELECT slots FROM search_bits WHERE kind = 'lexeme' AND key = 'common'")).rows[0];
     assert.equal(common?.slots, null, 'a common lexeme: a bitmap');
+    const edges = (await db.pool.query<{ kind: string; slots: number[] | null; bits: string | null }>(
+      "SELECT kind, slots, bits::text AS bits FROM search_bits WHERE key = 'edge' ORDER BY kind",
+    )).rows;
+    const edgeBits = Array.from({ length: documents.length }, (_, n) => (edge.has(n) ? '1' : '0')).join('');
+    assert.deepEqual(edges, [{ kind: 'described', slots: null, bits: edgeBits }, { kind: 'lexeme', slots: null, bits: edgeBits }]);
+    assert.deepEqual(ids(await searchByBitmaps(db.pool, query(['edge']))), ['p030_red', 'p031_red', 'p032_red']);
     for (const asked of [query(['rarest']), query(['rar']), query(['rarest', 'item']), query(['rarest'], 'name'), query(['rarest'], 'newest', 1, 1)]) {
       const answer = await searchByBitmaps(db.pool, asked);
       assert.deepEqual(answer, await searchRows(db.pool, asked), JSON.stringify(asked));
