@@ -117,11 +117,11 @@ export interface SearchAnswer {
 /**
  * The text part of a search: each word matches itself; as a prefix when it is at least
  * MIN_PREFIX_LENGTH long (`prefix`); and every indexed word one typo away (`typos`, from
- * search_words) under the MIN_TYPO_LENGTH rules: the indexed words similar by trigrams that one edit
- * makes of it (`levenshtein_less_equal`), and the query word with two neighbouring letters swapped,
- * looked up as such (a swap in the middle of a word changes four of its trigrams, too many for the
- * similarity threshold: "jakcet"). `expanded` is MATERIALIZED: inlined, its typos were looked up
- * once per use (three), which cost a product number, similar by trigrams to hundreds, 10 ms. Words AND. The row pipeline reads the tsqueries of `queries`: `loose` what
+ * search_words) under the MIN_TYPO_LENGTH rules: a letter replaced or inserted at any place (`e`:
+ * the part before it and the part after, the words found by the longer part's range of an index,
+ * in byte order or reversed, migration 1764000004500), a letter deleted or two neighbours swapped
+ * (looked up as spelled). `expanded` is MATERIALIZED: inlined, its typos were looked up once per
+ * use (three). Words AND. The row pipeline reads the tsqueries of `queries`: `loose` what
  * matches, `exact` the words alone and `described` the alternatives in the Description (weight A),
  * for ranking; the bitmaps (search.bitmaps.ts) read `alternatives` itself.
  */
@@ -132,12 +132,28 @@ export const TEXT_CTE = `words AS (
          CASE WHEN length(w) > ${MAX_TYPO_LENGTH} THEN '{}'::text[]
               WHEN length(w) >= ${MIN_TYPO_LENGTH}
                 OR (length(w) >= ${MIN_TYPO_LENGTH_UNMATCHED} AND NOT EXISTS (SELECT 1 FROM search_words sw WHERE sw.word LIKE w || '%'))
-              THEN ARRAY(SELECT sw.word FROM search_words sw WHERE sw.word % w AND levenshtein_less_equal(sw.word, w, 1) = 1
-                         UNION
-                         SELECT sw.word FROM search_words sw
-                          WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
-                                                      FROM generate_series(1, length(w) - 1) i)) AND sw.word <> w
-                         ORDER BY 1)
+              THEN ARRAY(SELECT c.word FROM (
+                           SELECT r.word
+                             FROM (SELECT left(w, i - 1) AS pre, substr(w, i + k.skip) AS post
+                                     FROM (VALUES (1), (0)) k(skip), generate_series(1, length(w) + 1) i
+                                    WHERE k.skip = 0 OR i <= length(w)) e
+                            CROSS JOIN LATERAL (
+                              SELECT sw.word FROM search_words sw
+                               WHERE length(e.pre) >= length(e.post)
+                                 AND sw.word COLLATE "C" >= e.pre AND sw.word COLLATE "C" < e.pre || chr(1114111)
+                                 AND length(sw.word) = length(e.pre) + 1 + length(e.post) AND right(sw.word, length(e.post)) = e.post
+                              UNION ALL
+                              SELECT sw.word FROM search_words sw
+                               WHERE length(e.pre) < length(e.post)
+                                 AND reverse(sw.word) COLLATE "C" >= reverse(e.post) AND reverse(sw.word) COLLATE "C" < reverse(e.post) || chr(1114111)
+                                 AND length(sw.word) = length(e.pre) + 1 + length(e.post) AND left(sw.word, length(e.pre)) = e.pre) r
+                           UNION
+                           SELECT sw.word FROM search_words sw
+                            WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1) FROM generate_series(1, length(w)) i
+                                                      UNION ALL
+                                                      SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
+                                                        FROM generate_series(1, length(w) - 1) i))) c
+                         WHERE c.word <> w ORDER BY 1)
               ELSE '{}'::text[] END AS typos
     FROM words
 ), alternatives AS (

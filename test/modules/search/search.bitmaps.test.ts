@@ -102,6 +102,25 @@ describe('search over bitmaps', () => {
     ), { numRuns: 25 });
   });
 
+  it('lists the set positions of a bitmap from the skip+1-th, at most take of them, across its blocks of 4,096 bits', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.integer({ min: 1, max: 20_000 }).chain((n) => fc.tuple(
+        fc.constant(n),
+        fc.uniqueArray(fc.oneof(fc.nat(n - 1), fc.constantFrom(0, n - 1, Math.min(4_095, n - 1), Math.min(4_096, n - 1))), { maxLength: 60 }),
+        fc.nat(70),
+        fc.integer({ min: -1, max: 30 }),
+      )),
+      async ([n, set, skip, take]) => {
+        const { rows } = await db.pool.query<{ positions: number[] }>(
+          `SELECT coalesce((SELECT array_agg(p ORDER BY o) FROM search_bit_positions(search_slots_bits($1::integer[], $2), $3, $4) WITH ORDINALITY x(p, o)), '{}') AS positions`,
+          [set, n, skip, take],
+        );
+        const sorted = [...set].sort((a, b) => a - b);
+        assert.deepEqual(rows[0]?.positions, take <= 0 ? [] : sorted.slice(skip, skip + take));
+      },
+    ), { numRuns: 200 });
+  });
+
   it('keeps slots below 1 in SPARSE_RATIO documents, and never MAX_KEPT_SLOTS or more', () => {
     assert.deepEqual([1, 64, 65, 192, 193, 22_989].map(slotsBelow), [1, 1, 2, 3, 4, 360]);
     assert.equal(slotsBelow(SPARSE_RATIO * MAX_KEPT_SLOTS), MAX_KEPT_SLOTS);
