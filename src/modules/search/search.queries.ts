@@ -117,11 +117,12 @@ export interface SearchAnswer {
 /**
  * The text part of a search: each word matches itself; as a prefix when it is at least
  * MIN_PREFIX_LENGTH long (`prefix`); and every indexed word one typo away (`typos`, from
- * search_words) under the MIN_TYPO_LENGTH rules: a letter replaced or inserted at any place (`e`:
- * the part before it and the part after, the words found by the longer part's range of an index,
- * in byte order or reversed, migration 1764000004500), a letter deleted or two neighbours swapped
- * (looked up as spelled). `expanded` is MATERIALIZED: inlined, its typos were looked up once per
- * use (three). Words AND. The row pipeline reads the tsqueries of `queries`: `loose` what
+ * search_words) under the MIN_TYPO_LENGTH rules. A letter inserted, deleted or replaced leaves the
+ * parts before and after it as typed, and one of them is at least half the word (length / 2): so
+ * the words one such edit away start with the word's first half or end with its last, two ranges of
+ * an index in byte order or reversed (migration 1764000004500), tested by `levenshtein_less_equal`;
+ * two neighbours swapped are looked up as spelled. `expanded` is MATERIALIZED: inlined, its typos
+ * were looked up once per use (three). Words AND. The row pipeline reads the tsqueries of `queries`: `loose` what
  * matches, `exact` the words alone and `described` the alternatives in the Description (weight A),
  * for ranking; the bitmaps (search.bitmaps.ts) read `alternatives` itself.
  */
@@ -133,25 +134,17 @@ export const TEXT_CTE = `words AS (
               WHEN length(w) >= ${MIN_TYPO_LENGTH}
                 OR (length(w) >= ${MIN_TYPO_LENGTH_UNMATCHED} AND NOT EXISTS (SELECT 1 FROM search_words sw WHERE sw.word LIKE w || '%'))
               THEN ARRAY(SELECT c.word FROM (
-                           SELECT r.word
-                             FROM (SELECT left(w, i - 1) AS pre, substr(w, i + k.skip) AS post
-                                     FROM (VALUES (1), (0)) k(skip), generate_series(1, length(w) + 1) i
-                                    WHERE k.skip = 0 OR i <= length(w)) e
-                            CROSS JOIN LATERAL (
-                              SELECT sw.word FROM search_words sw
-                               WHERE length(e.pre) >= length(e.post)
-                                 AND sw.word COLLATE "C" >= e.pre AND sw.word COLLATE "C" < e.pre || chr(1114111)
-                                 AND length(sw.word) = length(e.pre) + 1 + length(e.post) AND right(sw.word, length(e.post)) = e.post
-                              UNION ALL
-                              SELECT sw.word FROM search_words sw
-                               WHERE length(e.pre) < length(e.post)
-                                 AND reverse(sw.word) COLLATE "C" >= reverse(e.post) AND reverse(sw.word) COLLATE "C" < reverse(e.post) || chr(1114111)
-                                 AND length(sw.word) = length(e.pre) + 1 + length(e.post) AND left(sw.word, length(e.pre)) = e.pre) r
+                           SELECT sw.word FROM search_words sw
+                            WHERE sw.word COLLATE "C" >= left(w, length(w) / 2) AND sw.word COLLATE "C" < left(w, length(w) / 2) || chr(1114111)
+                              AND length(sw.word) BETWEEN length(w) - 1 AND length(w) + 1 AND levenshtein_less_equal(sw.word, w, 1) = 1
                            UNION
                            SELECT sw.word FROM search_words sw
-                            WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1) FROM generate_series(1, length(w)) i
-                                                      UNION ALL
-                                                      SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
+                            WHERE reverse(sw.word) COLLATE "C" >= reverse(right(w, length(w) / 2))
+                              AND reverse(sw.word) COLLATE "C" < reverse(right(w, length(w) / 2)) || chr(1114111)
+                              AND length(sw.word) BETWEEN length(w) - 1 AND length(w) + 1 AND levenshtein_less_equal(sw.word, w, 1) = 1
+                           UNION
+                           SELECT sw.word FROM search_words sw
+                            WHERE sw.word = ANY(ARRAY(SELECT left(w, i - 1) || substr(w, i + 1, 1) || substr(w, i, 1) || substr(w, i + 2)
                                                         FROM generate_series(1, length(w) - 1) i))) c
                          WHERE c.word <> w ORDER BY 1)
               ELSE '{}'::text[] END AS typos
