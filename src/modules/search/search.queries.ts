@@ -464,39 +464,45 @@ export interface Suggestion {
 export const MIN_INFIX_LENGTH = 3;
 
 /**
+ * A suggest word's LIKE pattern: a word of MIN_INFIX_LENGTH characters or more anywhere, a shorter
+ * one at the start of a word (after a space). Words are letters and digits only (`searchWords`): no
+ * LIKE wildcard or escape can be in one.
+ */
+export const suggestPattern = (word: string): string => (word.length >= MIN_INFIX_LENGTH ? `%${word}%` : `% ${word}%`);
+
+/**
  * Typeahead: documents whose Description, Brand, ProductNo or Colour hold every word, one per master
- * product (its first colourway by id). A word of MIN_INFIX_LENGTH characters or more matches
+ * product (its best-ranked colourway). A word of MIN_INFIX_LENGTH characters or more matches
  * anywhere (infix: `oodie` finds Hoodie); a shorter one at the start of a word (`ja` finds Jacket,
- * not Pajamas). Both are LIKE patterns on `suggest_words` (the suggest text as space-led words,
- * migration 1764000001600), which its trigram index serves. Ranked: the Description starting with
- * the first word, then containing every word, then the shorter Description, then ProductNo and id.
- * Matched, tested and ranked in the narrow rows of search_suggest_matches (migration
- * 1764000004000, the Description there already lowercased); the document's own row is read for the
- * suggestions answered alone.
+ * not Pajamas). Both are LIKE patterns (`suggestPattern`) on `suggest_words` (the suggest text as
+ * space-led words, migration 1764000001600), which its trigram index serves. Ranked: the
+ * Description starting with the first word, then containing every word, then the shorter
+ * Description, then ProductNo and id. Matched, tested and ranked in the narrow rows of
+ * search_suggest_matches (migration 1764000004000, the Description there already lowercased); the
+ * document's own row is read for the suggestions answered alone. The rows' answer: the bitmaps'
+ * (search.bitmaps.ts `suggestByBitmaps`) is the same whenever they are current.
  */
 export async function suggestDocuments(db: Queryable, brands: BrandLists, words: readonly string[], top: number): Promise<Suggestion[]> {
   // One LIKE per word, its pattern a parameter, so the planner sees each and uses the trigram index.
-  // Words are letters and digits only (`searchWords`): no LIKE wildcard or escape can be in one.
-  const patterns = words.map((w) => (w.length >= MIN_INFIX_LENGTH ? `%${w}%` : `% ${w}%`));
   const contains = words.map((_, i) => `m.suggest_words LIKE lower($${i + 5})`).join(' AND ') || 'false';
   // For ranking only, so a short word's start is taken after a space.
-  const inDescription = words.map((_, i) => `' ' || h.lowered LIKE lower($${i + 5})`).join(' AND ') || 'false';
+  const inDescription = words.map((_, i) => `' ' || m.lowered LIKE lower($${i + 5})`).join(' AND ') || 'false';
   const order = (p = '') => `${p}starts DESC, ${p}in_description DESC, ${p}description_length, ${p}product_no COLLATE "C", ${p}id COLLATE "C"`;
   const { rows } = await db.query<{ data: Suggestion[] }>(
     `WITH hits AS (
-       SELECT DISTINCT ON (m.product_no COLLATE "C") m.id, m.product_no, m.lowered, m.description_length
+       SELECT m.id, m.product_no, m.description_length, m.lowered LIKE lower($3) AS starts, ${inDescription} AS in_description
          FROM search_suggest_matches m
         WHERE m.generation = ${ACTIVE_GENERATION} AND ${visible('m.brand_code', '$4', 'm.brand_key')} AND ${contains}
-        ORDER BY m.product_no COLLATE "C", m.id COLLATE "C"
+     ), best AS (
+       SELECT DISTINCT ON (h.product_no COLLATE "C") h.* FROM hits h ORDER BY h.product_no COLLATE "C", ${order('h.')}
      ), top AS (
-       SELECT h.id, h.product_no, h.description_length, h.lowered LIKE lower($3) AS starts, ${inDescription} AS in_description
-         FROM hits h ORDER BY ${order()} LIMIT $2
+       SELECT * FROM best ORDER BY ${order()} LIMIT $2
      )
      SELECT (SELECT coalesce(json_agg(json_build_object('id', d.id, 'text', coalesce(d.description, d.product_no), 'ProductNo', d.product_no,
                                                         'Description', d.description, 'Brand', d.brand, 'Colour', d.colour)
                                       ORDER BY ${order('top.')}), '[]')
                FROM top JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = top.id) AS data`,
-    [brands.allowed, top, `${words[0] ?? ''}%`, brands.indent, ...patterns],
+    [brands.allowed, top, `${words[0] ?? ''}%`, brands.indent, ...words.map(suggestPattern)],
   );
   return (rows[0] as (typeof rows)[number]).data;
 }

@@ -6,7 +6,7 @@ import { buildDocuments, orderSizes, variantKey, type SearchDocument, type Searc
 import type { BrowseParams, SearchParams, SuggestParams } from './search.params.js';
 import { searchWords } from './search.params.js';
 import { answerBody, type SearchAnswerCache, type SerializeAnswer } from './search.cache.js';
-import { searchByBitmaps } from './search.bitmaps.js';
+import { searchByBitmaps, suggestByBitmaps } from './search.bitmaps.js';
 import {
   browseColourways, searchContext, searchRows, spellingCandidates, suggestDocuments, type SearchContext, type SpellingAnswer,
 } from './search.queries.js';
@@ -126,7 +126,8 @@ export async function suggest(deps: SearchDeps, accountNo: string, params: Sugge
     const none: SuggestResponse = { data: [] };
     if (words.length === 0) return answerBody(none, serialize);
     return deps.answers.body('suggest', context, [words, params.top], async (): Promise<SuggestResponse> => ({
-      data: await suggestDocuments(q, context, words, params.top),
+      // The bitmaps when they are current, else the rows: one answer either way.
+      data: (await suggestByBitmaps(q, context, words, params.top)) ?? await suggestDocuments(q, context, words, params.top),
     }), serialize);
   });
 }

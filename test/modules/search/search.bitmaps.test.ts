@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_KEPT_SLOTS, SPARSE_RATIO, bitmapsCurrent, refreshBitmaps, searchByBitmaps, slotsBelow } from '../../../src/modules/search/search.bitmaps.js';
+import { MAX_KEPT_SLOTS, SPARSE_RATIO, bitmapsCurrent, refreshBitmaps, searchByBitmaps, slotsBelow, suggestByBitmaps } from '../../../src/modules/search/search.bitmaps.js';
 import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
 import type { Sort } from '../../../src/modules/search/search.params.js';
-import { searchRows, type SearchQuery } from '../../../src/modules/search/search.queries.js';
+import { searchRows, suggestDocuments, type SearchQuery } from '../../../src/modules/search/search.queries.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { writeDocuments } from './search.writes.js';
 
@@ -153,5 +153,21 @@ describe('search over bitmaps', () => {
       assert.deepEqual(answer, await searchRows(db.pool, asked), JSON.stringify(asked));
     }
     assert.deepEqual(ids(await searchByBitmaps(db.pool, query(['rarest']))), ['p007_red', 'p090_red']);
+  });
+
+  it('suggest walks past a product\'s many colourways, and past candidates whose words are not there, to the next products', async () => {
+    // 150 colourways of P1 (more than one turn of search_suggest_walk's 64), then P2; P3's Description holds the word later.
+    const colourways = Array.from({ length: 150 }, (_, n) => ({ ...doc(1, 'Hoodie'), id: `p001_c${String(n).padStart(3, '0')}`, Colour: `C${n}` }));
+    // Every piece of 'hoodie' (hoo, ood, odi, die) but not the word: candidates the walk tests and refuses.
+    const decoys = Array.from({ length: 100 }, (_, n) => ({ ...doc(100 + n, 'Hood Melodie') }));
+    await writeDocuments(db.pool, generation, [...colourways, ...decoys, doc(2, 'Hoodie zip'), doc(3, 'Zip hoodie')], [], [], (d) => d);
+    assert.equal((await refreshBitmaps(db.pool)).built, true);
+    const brands = { allowed: [], indent: [] };
+    for (const [words, top] of [[['hoodie'], 3], [['hoodie'], 50], [['ho'], 4], [['hood', 'zip'], 5], [['melodie'], 2]] as const) {
+      const rows = await suggestDocuments(db.pool, brands, words, top);
+      assert.deepEqual(await suggestByBitmaps(db.pool, brands, words, top), rows, JSON.stringify(words));
+    }
+    const answer = await suggestByBitmaps(db.pool, brands, ['hoodie'], 3);
+    assert.deepEqual(answer?.map((s) => s.id), ['p001_c000', 'p002_red', 'p003_red']);
   });
 });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { brandEntitlement } from '../../../src/modules/catalogue/index.js';
 import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
+import { refreshBitmaps, suggestByBitmaps } from '../../../src/modules/search/search.bitmaps.js';
 import { MIN_INFIX_LENGTH, suggestDocuments, type Suggestion } from '../../../src/modules/search/search.queries.js';
 import { upsertDocuments } from '../../../src/modules/search/search.repository.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
@@ -12,17 +13,30 @@ import { insertBrands, writeDocuments } from './search.writes.js';
  * Over generated catalogues (several colourways to a product, descriptions with hyphens, capitals
  * and none at all, blocked documents, restricted brands), written, rewritten and deleted through the
  * repository: every suggestion list equals the typeahead rule worked by hand over the documents the
- * account may see (interface: /suggest; search.queries.ts `suggestDocuments`), and
- * search_suggest_matches (migration 1764000004000), where suggest matches, holds exactly the
+ * account may see (interface: /suggest; search.queries.ts `suggestDocuments`), from the rows and
+ * from the bitmaps once built (search.bitmaps.ts `suggestByBitmaps`; none while they are behind),
+ * and search_suggest_matches (migration 1764000004000), where suggest matches, holds exactly the
  * unblocked documents' columns.
  */
 
-const BRANDS = [{ code: 'A', name: 'Acme', restricted: false }, { code: 'R', name: 'Rare', restricted: true }];
+const BRANDS = [{ code: 'A', name: 'Acme', restricted: false }, { code: 'R', name: 'Rare', restricted: true }, { code: 'X', name: 'Hidden', restricted: true }];
+
+/**
+ * Documents no account of the test may see (a restricted brand none is allowed), so that the
+ * bitmaps' snapshot is large enough (`slotsBelow`) for a piece held by a document or two to keep its
+ * slots: the bitmaps' two ways to answer are both taken.
+ */
+const FILLERS: SearchDocument[] = Array.from({ length: 160 }, (_, i) => ({
+  id: `f${i}_grey`, ProductNo: `F${i}`, Description: 'Filler', Brand: 'Hidden', BrandCode: 'X', Colour: 'Grey', Gender: null,
+  FabricType: null, SleeveLength: null, StyleDescription: null, FabricComposition: null, StratificationCode: null,
+  Category: [], AvailableSizes: [], Blocked: false, images: [],
+}));
 const BRAND_CODES = ['A', 'R', ' A', 'ZED', null] as const;
 const BRAND_NAMES: Record<string, string> = { A: 'Acme', R: 'Rare' };
 const COLOURS = ['Red', 'Navy Blue', 'Off-White'];
-const DESCRIPTION_WORDS = ['Hoodie', 'T-Shirt', 'zip', 'Shirt', 'Shorts', 'Hood', 'acme', 'red'];
-const QUERY_WORDS = ['sh', 'ho', 'hood', 'oodie', 'shirt', 'irt', 'zi', 'zip', 'red', 'ac', 'acme', 'navy', 'whit', 'p1', 'p12', 'ra', 're'];
+// 'Melodie' beside 'Hood' holds every piece of 'hoodie' (hoo, ood, odi, die) but not the word: a candidate the test refuses.
+const DESCRIPTION_WORDS = ['Hoodie', 'T-Shirt', 'zip', 'Shirt', 'Shorts', 'Hood', 'acme', 'red', 'Melodie'];
+const QUERY_WORDS = ['sh', 'ho', 'hood', 'oodie', 'hoodie', 'shirt', 'irt', 'zi', 'zip', 'red', 'ac', 'acme', 'navy', 'whit', 'p1', 'p12', 'ra', 're', 'me', 'odie'];
 
 const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
 
@@ -49,9 +63,9 @@ const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The rule by hand: a word of MIN_INFIX_LENGTH or more anywhere in the words of Description, Brand,
- * ProductNo and Colour, a shorter one at the start of one of them; one document per product (its
- * first id); ranked by the Description starting with the first word, then holding every word
- * (a short one after a space), then the shorter Description, then ProductNo and id.
+ * ProductNo and Colour, a shorter one at the start of one of them; ranked by the Description
+ * starting with the first word, then holding every word (a short one after a space), then the
+ * shorter Description, then ProductNo and id; one document per product, its best-ranked.
  */
 function expectedSuggestions(visible: readonly SearchDocument[], words: readonly string[], top: number): Suggestion[] {
   const pattern = (text: string, word: string) => (word.length >= MIN_INFIX_LENGTH ? text.includes(word) : text.includes(` ${word}`));
@@ -59,14 +73,14 @@ function expectedSuggestions(visible: readonly SearchDocument[], words: readonly
     const text = ` ${[d.Description, d.Brand, d.ProductNo, d.Colour].filter((v) => v !== null).join(' ').toLowerCase().replace(/[^a-z0-9]+/g, ' ')}`;
     return words.every((w) => pattern(text, w));
   });
-  const first = new Map<string, SearchDocument>();
-  for (const d of [...matching].sort((a, b) => byCodeUnits(a.id, b.id))) if (!first.has(d.ProductNo)) first.set(d.ProductNo, d);
-  const ranked = [...first.values()].map((d) => {
+  const ranked = matching.map((d) => {
     const lowered = (d.Description ?? '').toLowerCase();
     return { d, starts: lowered.startsWith(words[0] as string), inDescription: words.every((w) => (w.length >= MIN_INFIX_LENGTH ? lowered.includes(w) : ` ${lowered}`.includes(` ${w}`))) };
   }).sort((a, b) => Number(b.starts) - Number(a.starts) || Number(b.inDescription) - Number(a.inDescription)
     || (a.d.Description ?? '').length - (b.d.Description ?? '').length || byCodeUnits(a.d.ProductNo, b.d.ProductNo) || byCodeUnits(a.d.id, b.d.id));
-  return ranked.slice(0, top).map(({ d }) => ({
+  const seen = new Set<string>();
+  const best = ranked.filter(({ d }) => !seen.has(d.ProductNo) && seen.add(d.ProductNo));
+  return best.slice(0, top).map(({ d }) => ({
     id: d.id, text: d.Description ?? d.ProductNo, ProductNo: d.ProductNo, Description: d.Description, Brand: d.Brand, Colour: d.Colour,
   }));
 }
@@ -95,12 +109,19 @@ describe('suggest (property)', () => {
         // Rewritten documents may be blocked or unblocked, with another description or brand; another generation's are suggested by no one.
         const documents = await writeDocuments(db.pool, generation, unique(specs), unique(rewrites), removed,
           (d) => ({ ...d, Blocked: false, Description: 'Hoodie zip red' }));
+        await upsertDocuments(db.pool, generation, FILLERS);
 
         const mayBuy = brandEntitlement({ allowedBrands: brands.allowed.join(','), indentBrands: brands.indent.join(',') }, restricted);
         const visible = documents.filter((d) => !d.Blocked && mayBuy(d.BrandCode));
         for (const query of queries) {
           const answer = await suggestDocuments(db.pool, brands, query.words, query.top);
           assert.deepEqual(answer, expectedSuggestions(visible, query.words, query.top), JSON.stringify({ brands, query }));
+          assert.equal(await suggestByBitmaps(db.pool, brands, query.words, query.top), undefined, 'the bitmaps are behind: the rows answer');
+        }
+        await refreshBitmaps(db.pool);
+        for (const query of queries) {
+          const answer = await suggestByBitmaps(db.pool, brands, query.words, query.top);
+          assert.deepEqual(answer, expectedSuggestions(visible, query.words, query.top), JSON.stringify({ brands, query, from: 'bitmaps' }));
         }
         const { rows: [kept] } = await db.pool.query<{ missing: number; extra: number }>(
           `WITH kept AS (
