@@ -268,12 +268,20 @@ function bitmapStatement(query: SearchQuery, filters: readonly Filter[]): string
   const alternativesBits = (kind: string) => `coalesce((SELECT bit_or(l.bits) FROM lexemes l WHERE l.ord = a.ord AND l.kind = '${kind}'), z.zeros)
              | coalesce((SELECT search_slots_bits(array_agg(s), z.n) FROM lexemes l, unnest(l.slots) s WHERE l.ord = a.ord AND l.kind = '${kind}'
                         HAVING count(*) > 0), z.zeros)`;
-  // A word's rows of search_bits: its lexeme, those it starts (a range of "C" keys) and its typos.
+  // A word's rows of search_bits: its lexeme and its typos by key, and those it starts (a range of
+  // "C" keys), each of a kind by the primary key (one condition with OR was read as a scan of every
+  // row once search_bits held suggest's pieces).
   const wordBits = `lexemes AS MATERIALIZED (
-    SELECT a.ord, b.kind, b.key = a.w AS typed, b.bits, b.slots
-      FROM alternatives a JOIN search_bits b
-        ON b.generation = (SELECT g FROM snap) AND b.kind IN ('lexeme', 'described')
-       AND (b.key = ANY(a.w || a.typos) OR (b.key >= a.w AND b.key < CASE WHEN a.prefix THEN a.w || chr(1114111) ELSE a.w END))
+    SELECT a.ord, k.kind, b.key = a.w AS typed, b.bits, b.slots
+      FROM alternatives a CROSS JOIN (VALUES ('lexeme'), ('described')) k(kind)
+     CROSS JOIN LATERAL (
+       SELECT b.key, b.bits, b.slots FROM search_bits b
+        WHERE b.generation = (SELECT g FROM snap) AND b.kind = k.kind AND b.key = ANY(a.w || a.typos)
+       UNION ALL
+       SELECT b.key, b.bits, b.slots FROM search_bits b
+        WHERE a.prefix AND b.generation = (SELECT g FROM snap) AND b.kind = k.kind AND b.key > a.w AND b.key < a.w || chr(1114111)
+          AND (b.key = ANY(a.typos)) IS NOT TRUE
+     ) b
   ), word_bits AS MATERIALIZED (
     SELECT a.ord,
            ${alternativesBits('lexeme')} AS hits,
