@@ -13,9 +13,10 @@
 -- two, ' ja'); suggest walks the four classes of its ranking in slot order, tests each document
 -- found on its row (search_suggest_slots) and stops at `top` products (search.bitmaps.ts).
 
--- The suggest snapshot of a build: how many documents, and the empty bitmap over them. NULL in a
--- build of a release before this one (its suggests read the rows until the next build).
-ALTER TABLE search_bitmaps ADD COLUMN suggest_documents integer, ADD COLUMN suggest_zeros bit varying;
+-- Suggest's part of a snapshot, built in a transaction after searches' part (it takes longer):
+-- the version it was built at, how many documents, and the empty bitmap over them. NULL until it is
+-- built (and in a build of a release before this one): suggests read the rows meanwhile.
+ALTER TABLE search_bitmaps ADD COLUMN suggest_version bigint, ADD COLUMN suggest_documents integer, ADD COLUMN suggest_zeros bit varying;
 
 -- A document's suggest slot and what testing it reads: the suggest words, the Description lowercased.
 CREATE TABLE search_suggest_slots (
@@ -47,6 +48,7 @@ DECLARE
 BEGIN
   IF top <= 0 THEN RETURN chosen; END IF;
   FOR k IN 1 .. 4 LOOP
+    CONTINUE WHEN bit_count(classes[k]) = 0;
     skip := 0;
     LOOP
       got := 0;

@@ -575,12 +575,12 @@ export interface SearchContext extends BrandLists {
 }
 
 export async function searchContext(db: Queryable, accountNo: string): Promise<SearchContext | undefined> {
-  const { rows } = await db.query<SearchContext>(
-    `SELECT s.active_generation AS generation, s.version::text AS version,
-            (SELECT coalesce(json_agg(b.code ORDER BY b.code COLLATE "C"), '[]')::text FROM brands b WHERE b.restricted) AS restricted,
-            ${brandCodesSql('a.allowed_brands')} AS allowed, ${brandCodesSql('a.indent_brands')} AS indent
-       FROM accounts a, search_state s WHERE a.account_no = $1`,
-    [accountNo],
-  );
+  const { rows } = await db.query<SearchContext>({ name: 'search-context', text: SEARCH_CONTEXT, values: [accountNo] });
   return rows[0];
 }
+
+/** Read before every search and suggest, kept or computed: a named statement, planned once per connection. */
+const SEARCH_CONTEXT = `SELECT s.active_generation AS generation, s.version::text AS version,
+            (SELECT coalesce(json_agg(b.code ORDER BY b.code COLLATE "C"), '[]')::text FROM brands b WHERE b.restricted) AS restricted,
+            ${brandCodesSql('a.allowed_brands')} AS allowed, ${brandCodesSql('a.indent_brands')} AS indent
+       FROM accounts a, search_state s WHERE a.account_no = $1`;
