@@ -170,4 +170,20 @@ describe('search over bitmaps', () => {
     const answer = await suggestByBitmaps(db.pool, brands, ['hoodie'], 3);
     assert.deepEqual(answer?.map((s) => s.id), ['p001_c000', 'p002_red', 'p003_red']);
   });
+
+  it('builds suggest\'s part alone when only it is behind (as a build of a release before it leaves it), searches reading theirs meanwhile', async () => {
+    await writeDocuments(db.pool, generation, [doc(1, 'Hoodie'), doc(2, 'Jacket')], [], [], (d) => d);
+    assert.equal((await refreshBitmaps(db.pool)).built, true);
+    const builtAt = async () => (await db.pool.query<{ at: Date }>('SELECT built_at AS at FROM search_bitmaps')).rows[0]?.at.getTime();
+    const searchBuilt = await builtAt();
+    await db.pool.query('UPDATE search_bitmaps SET suggest_version = NULL, suggest_documents = NULL, suggest_zeros = NULL');
+    const brands = { allowed: [], indent: [] };
+    assert.equal(await bitmapsCurrent(db.pool), false);
+    assert.equal(await suggestByBitmaps(db.pool, brands, ['hoodie'], 5), undefined, 'suggests read the rows');
+    assert.deepEqual(ids(await searchByBitmaps(db.pool, query(['hoodie']))), ['p001_red'], 'searches read their bitmaps');
+    assert.equal((await refreshBitmaps(db.pool)).built, true);
+    assert.equal(await builtAt(), searchBuilt, 'searches\' part not built again');
+    assert.deepEqual((await suggestByBitmaps(db.pool, brands, ['hoodie'], 5))?.map((s) => s.id), ['p001_red']);
+    assert.equal(await bitmapsCurrent(db.pool), true);
+  });
 });
