@@ -39,7 +39,7 @@ CREATE TABLE search_suggest_slots (
 CREATE FUNCTION search_suggest_walk(g integer, classes bit varying[], patterns text[], first_pattern text, top integer) RETURNS text[]
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  chunk constant integer := 64;
+  chunk integer;
   chosen text[] := '{}';
   products text[] := '{}';
   skip integer;
@@ -50,6 +50,8 @@ BEGIN
   FOR k IN 1 .. 4 LOOP
     CONTINUE WHEN bit_count(classes[k]) = 0;
     skip := 0;
+    -- A product's colourways are neighbours: twice `top` candidates, and twice as many each turn after.
+    chunk := 2 * top + 8;
     LOOP
       got := 0;
       FOR r IN SELECT s.id, s.product_no, s.suggest_words LIKE ALL (patterns) AS hit, s.lowered LIKE first_pattern AS starts,
@@ -66,6 +68,7 @@ BEGIN
       END LOOP;
       EXIT WHEN got < chunk;
       skip := skip + chunk;
+      chunk := least(2 * chunk, 4096);
     END LOOP;
   END LOOP;
   RETURN chosen;
