@@ -403,8 +403,12 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
     assert.equal(await nav.getByRole('link', { name: /^Basket/ }).innerText(), 'Basket', 'an empty basket: no count');
 
     // 1. A picture on the card and in the product page's gallery, each drawn (not a broken image).
+    // Predicates as functions: a string one is evaluated again at every poll, which the portal's CSP (no 'unsafe-eval') refuses.
+    // (Run in the page, so self-contained; this project's TypeScript has no DOM types.)
+    type PageImages = { document: { querySelectorAll(selector: string): ArrayLike<{ complete: boolean; naturalWidth: number }> } };
     const drawn = (selector: string) => page.waitForFunction(
-      `Array.from(document.querySelectorAll(${JSON.stringify(selector)})).map((i) => i.complete && i.naturalWidth).join() === '640'`,
+      (s) => Array.from((globalThis as unknown as PageImages).document.querySelectorAll(s)).map((i) => i.complete && i.naturalWidth).join() === '640',
+      selector,
     );
     await page.getByRole('combobox', { name: /Search by product name/ }).fill('hoodie');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -415,7 +419,9 @@ describe('buyer portal in a browser: the whole journey from invitation to shippe
     assert.equal(await page.locator('.card', { has: page.getByRole('link', { name: /, Red$/ }) }).getByRole('img').count(), 0, 'the red one has none: the placeholder');
     await blackCard.getByRole('link').click();
     await page.waitForURL(`${base}/products/MH01?colour=Black`);
-    await page.waitForFunction('Array.from(document.querySelectorAll(".gallery img")).every((i) => i.complete && i.naturalWidth === 640)');
+    await page.waitForFunction(
+      () => Array.from((globalThis as unknown as PageImages).document.querySelectorAll('.gallery img')).every((i) => i.complete && i.naturalWidth === 640),
+    );
     assert.deepEqual(await page.locator('.gallery img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('alt'))), [
       'Chaz Kangaroo Hoodie in Black, front', 'Chaz Kangaroo Hoodie in Black, back',
     ]);

@@ -3,7 +3,7 @@ import { inTransaction, type Pool, type Queryable } from '../../platform/db/pool
 import { brandVisibleSql } from '../catalogue/index.js';
 import type { Filter } from './search.params.js';
 import {
-  parametersOnce, prepared, suggestPattern, type BrandLists, type Suggestion,
+  parametersOnce, prepared, suggestPattern, suggestionJson, type BrandLists, type Suggestion,
   FACETS, FACET_FILTER, FILTER_COLUMNS, MAX_FACET_VALUES, TEXT_CTE, answerOf, filterListsCte, runSearchStatement, setFilters,
   type Facet, type SearchAnswer, type SearchQuery, type SearchRow,
 } from './search.queries.js';
@@ -47,6 +47,8 @@ const BUILD_LOCK = 7_410_028;
 export interface BitmapsBuilt {
   /** False when they were current already. */
   built: boolean;
+  /** The parts this call built (another call may have built the other meanwhile). */
+  parts: Array<'search' | 'suggest'>;
   generation: number;
   documents: number;
   ms: number;
@@ -84,17 +86,23 @@ export async function refreshBitmaps(pool: Pool): Promise<BitmapsBuilt> {
 export async function refreshBitmapsOn(client: pg.PoolClient): Promise<BitmapsBuilt> {
   const started = performance.now();
   // The indexer loop asks after every quiet refresh: one read when they are current, no transaction.
-  if (await bitmapsCurrent(client)) return { built: false, generation: 0, documents: 0, ms: Math.round(performance.now() - started) };
+  if (await bitmapsCurrent(client)) return { built: false, parts: [], generation: 0, documents: 0, ms: Math.round(performance.now() - started) };
   const search = await buildPart(client, started, buildIn, 'ANALYZE search_slots, search_bits');
   const suggest = await buildPart(client, started, buildSuggestIn, 'ANALYZE search_suggest_slots, search_bits');
   const built = search.built ? search : suggest;
-  return { built: search.built || suggest.built, generation: built.generation, documents: built.documents, ms: Math.round(performance.now() - started) };
+  return {
+    built: search.built || suggest.built,
+    parts: [...(search.built ? ['search' as const] : []), ...(suggest.built ? ['suggest' as const] : [])],
+    generation: built.generation,
+    documents: built.documents,
+    ms: Math.round(performance.now() - started),
+  };
 }
 
 /** One part's build (`build`, in its transaction) until it is not 'busy'; `analyze`: the planner's statistics of its new rows. */
 async function buildPart(
-  client: pg.PoolClient, started: number, build: (tx: Queryable) => Promise<Omit<BitmapsBuilt, 'ms'> | 'busy'>, analyze: string,
-): Promise<Omit<BitmapsBuilt, 'ms'>> {
+  client: pg.PoolClient, started: number, build: (tx: Queryable) => Promise<Omit<BitmapsBuilt, 'ms' | 'parts'> | 'busy'>, analyze: string,
+): Promise<Omit<BitmapsBuilt, 'ms' | 'parts'>> {
   const until = started + BUILD_WAIT_MS;
   for (;;) {
     try {
@@ -120,7 +128,7 @@ async function buildPart(
 const BUILD_WAIT_MS = 10 * 60_000;
 
 /** The build, in its REPEATABLE READ transaction; 'busy' when another holds the lock. */
-async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'> | 'busy'> {
+async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms' | 'parts'> | 'busy'> {
   const { rows: [state] } = await tx.query<{ generation: number; version: string; built: string | null }>(
     `SELECT s.active_generation AS generation, s.version::text AS version,
             (SELECT b.version::text FROM search_bitmaps b WHERE b.generation = s.active_generation) AS built
@@ -196,7 +204,7 @@ const SUGGEST_KINDS = `'suggest_brand', 'suggest_piece', 'suggest_described', 's
  * documents of each brand code, of each piece of the suggest words and of the Description
  * (`piecesOf`), and of the Description's first two and three characters.
  */
-async function buildSuggestIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms'> | 'busy'> {
+async function buildSuggestIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms' | 'parts'> | 'busy'> {
   const { rows: [state] } = await tx.query<{ generation: number; version: string; search: string | null; suggest: string | null }>(
     `SELECT s.active_generation AS generation, s.version::text AS version, b.version::text AS search, b.suggest_version::text AS suggest
        FROM search_state s LEFT JOIN search_bitmaps b ON b.generation = s.active_generation`,
@@ -464,8 +472,7 @@ const SUGGEST_STATEMENT = `WITH snap AS MATERIALIZED (
                 ELSE search_suggest_walk(z.g, (SELECT bits FROM classes), w.patterns, w.first, $2::integer) END AS ids
       FROM snap z CROSS JOIN words w LEFT JOIN rarest r ON true
   )
-  SELECT (SELECT coalesce(json_agg(json_build_object('id', d.id, 'text', coalesce(d.description, d.product_no), 'ProductNo', d.product_no,
-                                                     'Description', d.description, 'Brand', d.brand, 'Colour', d.colour) ORDER BY o.n), '[]')
+  SELECT (SELECT coalesce(json_agg(${suggestionJson('d')} ORDER BY o.n), '[]')
             FROM unnest(c.ids) WITH ORDINALITY o(id, n) JOIN search_documents d ON d.generation = z.g AND d.id = o.id) AS data
     FROM snap z, chosen c`;
 

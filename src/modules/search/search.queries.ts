@@ -460,6 +460,10 @@ export interface Suggestion {
   Colour: string;
 }
 
+/** A Suggestion as answered, of the search_documents row `d` (rows and bitmaps alike). */
+export const suggestionJson = (d: string): string => `json_build_object('id', ${d}.id, 'text', coalesce(${d}.description, ${d}.product_no),
+    'ProductNo', ${d}.product_no, 'Description', ${d}.description, 'Brand', ${d}.brand, 'Colour', ${d}.colour)`;
+
 /** Suggest words shorter than this match the start of a word, not anywhere in one. */
 export const MIN_INFIX_LENGTH = 3;
 
@@ -498,9 +502,7 @@ export async function suggestDocuments(db: Queryable, brands: BrandLists, words:
      ), top AS (
        SELECT * FROM best ORDER BY ${order()} LIMIT $2
      )
-     SELECT (SELECT coalesce(json_agg(json_build_object('id', d.id, 'text', coalesce(d.description, d.product_no), 'ProductNo', d.product_no,
-                                                        'Description', d.description, 'Brand', d.brand, 'Colour', d.colour)
-                                      ORDER BY ${order('top.')}), '[]')
+     SELECT (SELECT coalesce(json_agg(${suggestionJson('d')} ORDER BY ${order('top.')}), '[]')
                FROM top JOIN search_documents d ON d.generation = ${ACTIVE_GENERATION} AND d.id = top.id) AS data`,
     [brands.allowed, top, `${words[0] ?? ''}%`, brands.indent, ...words.map(suggestPattern)],
   );
