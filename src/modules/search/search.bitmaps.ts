@@ -142,7 +142,6 @@ async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms' | 'parts'
   await tx.query('DELETE FROM search_bitmaps');
   await tx.query('DELETE FROM search_slots');
   await tx.query('DELETE FROM search_bits');
-  await tx.query('DELETE FROM search_suggest_slots');
   const { rowCount } = await tx.query(
     `INSERT INTO search_slots (generation, slot, id, name_pos, newest_pos)
      SELECT $1, (row_number() OVER (ORDER BY id COLLATE "C"))::integer - 1, id,
@@ -285,6 +284,14 @@ export async function bitmapsCurrent(q: Queryable): Promise<boolean> {
 const union = (kinds: string, condition: string) => `(SELECT coalesce(bit_or(b.bits), z.zeros) FROM search_bits b
         WHERE b.generation = z.g AND b.kind IN (${kinds}) AND (${condition}))`;
 
+/**
+ * The documents the account may see: the bitmaps of `kind` (a brand code each, in searches' or
+ * suggest's slots) of the brand codes entitlement lets through, the account's allowed list at $1
+ * and its indent list at `indent`.
+ */
+const visibleBits = (kind: string, indent: string) =>
+  union(`'${kind}'`, brandVisibleSql(`nullif(b.key, ${NO_VALUE})`, '$1::text[]', `${indent}::text[]`));
+
 /** Lowercasing as the rows do it (search.queries.ts filterTests): the keys are "C", whose lower() knows ASCII alone. */
 const lowered = (column: string) => `lower(${column} COLLATE "default")`;
 
@@ -387,7 +394,7 @@ function bitmapStatement(query: SearchQuery, filters: readonly Filter[]): string
       FROM search_bitmaps b JOIN search_state s ON s.active_generation = b.generation AND s.version = b.version
   ), ${filterListsCte(filters)},
   visible AS MATERIALIZED (
-    SELECT ${union(`'brand_code'`, brandVisibleSql(`nullif(b.key, ${NO_VALUE})`, '$1::text[]', '$5::text[]'))} AS bits FROM snap z
+    SELECT ${visibleBits('brand_code', '$5')} AS bits FROM snap z
   ),${text ? wordBits : ''} filter_bits AS MATERIALIZED (
     SELECT ${filterBits.join(', ') || 'NULL AS none'} FROM snap z, f
   ), bases AS MATERIALIZED (
@@ -445,7 +452,7 @@ const SUGGEST_STATEMENT = `WITH snap AS MATERIALIZED (
   ), rarest AS MATERIALIZED (
     SELECT documents, slots FROM found WHERE kind = 'suggest_piece' ORDER BY documents LIMIT 1
   ), visible AS MATERIALIZED (
-    SELECT ${union(`'suggest_brand'`, brandVisibleSql(`nullif(b.key, ${NO_VALUE})`, '$1::text[]', '$4::text[]'))} AS bits FROM snap z
+    SELECT ${visibleBits('suggest_brand', '$4')} AS bits FROM snap z
   ), sets AS MATERIALIZED (
     SELECT v.bits & coalesce((SELECT bit_and(f.bits) FROM found f WHERE f.kind = 'suggest_piece'), ~z.zeros) AS hits,
                    ${keyedBits('suggest_start', "left(w.first, least(3, char_length(w.first) - 1))")} AS starts,
