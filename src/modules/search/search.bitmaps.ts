@@ -87,8 +87,8 @@ export async function refreshBitmapsOn(client: pg.PoolClient): Promise<BitmapsBu
   const started = performance.now();
   // The indexer loop asks after every quiet refresh: one read when they are current, no transaction.
   if (await bitmapsCurrent(client)) return { built: false, parts: [], generation: 0, documents: 0, ms: Math.round(performance.now() - started) };
-  const search = await buildPart(client, started, buildIn, 'ANALYZE search_slots, search_bits');
-  const suggest = await buildPart(client, started, buildSuggestIn, 'ANALYZE search_suggest_slots, search_bits');
+  const search = await buildPart(client, started, buildIn);
+  const suggest = await buildPart(client, started, buildSuggestIn);
   const built = search.built ? search : suggest;
   return {
     built: search.built || suggest.built,
@@ -99,9 +99,12 @@ export async function refreshBitmapsOn(client: pg.PoolClient): Promise<BitmapsBu
   };
 }
 
-/** One part's build (`build`, in its transaction) until it is not 'busy'; `analyze`: the planner's statistics of its new rows. */
+/**
+ * One part's build (`build`, in its transaction) until it is not 'busy'; then the planner's
+ * statistics of its new search_bits rows (its slots' are taken inside the build: `analyzeSlots`).
+ */
 async function buildPart(
-  client: pg.PoolClient, started: number, build: (tx: Queryable) => Promise<Omit<BitmapsBuilt, 'ms' | 'parts'> | 'busy'>, analyze: string,
+  client: pg.PoolClient, started: number, build: (tx: Queryable) => Promise<Omit<BitmapsBuilt, 'ms' | 'parts'> | 'busy'>,
 ): Promise<Omit<BitmapsBuilt, 'ms' | 'parts'>> {
   const until = started + BUILD_WAIT_MS;
   for (;;) {
@@ -113,7 +116,7 @@ async function buildPart(
         return build(tx);
       });
       if (result !== 'busy') {
-        if (result.built) await client.query(analyze);
+        if (result.built) await client.query('ANALYZE search_bits');
         return result;
       }
     } catch (error) {
@@ -126,6 +129,18 @@ async function buildPart(
 
 /** How long a build waits for another to end, and how long one statement of a build may run (the connection's lock_timeout, 10 s, is shorter than a build of a large catalogue). */
 const BUILD_WAIT_MS = 10 * 60_000;
+
+/**
+ * The planner's statistics of a build's new slots, taken in its transaction (ANALYZE counts the
+ * rows the transaction wrote and not those it deleted) before the build joins to them. Those of the
+ * previous build are of the previous generation, whose number a rebuild changes: the new one's
+ * estimated at one row, the documents were joined to their slots in a nested loop reading every
+ * slot of the generation for each document (a 1,000,000-variant catalogue's build ran over 10
+ * minutes on that one statement).
+ */
+async function analyzeSlots(tx: Queryable, table: 'search_slots' | 'search_suggest_slots'): Promise<void> {
+  await tx.query(`ANALYZE ${table}`);
+}
 
 /** The build, in its REPEATABLE READ transaction; 'busy' when another holds the lock. */
 async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms' | 'parts'> | 'busy'> {
@@ -151,6 +166,7 @@ async function buildIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms' | 'parts'
     [g],
   );
   const n = rowCount ?? 0;
+  await analyzeSlots(tx, 'search_slots');
   // The generation's documents with their slots, and `also` (a lateral list of values) beside each.
   const documents = (also: string) => `search_matches m JOIN search_slots s ON s.generation = m.generation AND s.id = m.id ${also}
                  WHERE m.generation = $1`;
@@ -224,6 +240,7 @@ async function buildSuggestIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms' | 
     [g],
   );
   const n = rowCount ?? 0;
+  await analyzeSlots(tx, 'search_suggest_slots');
   await tx.query(
     `INSERT INTO search_bits (generation, kind, key, documents, bits, slots)
      SELECT $1, x.kind, x.key, cardinality(x.slots),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_KEPT_SLOTS, SPARSE_RATIO, bitmapsCurrent, refreshBitmaps, searchByBitmaps, slotsBelow, suggestByBitmaps } from '../../../src/modules/search/search.bitmaps.js';
+import { MAX_KEPT_SLOTS, SPARSE_RATIO, bitmapsCurrent, refreshBitmaps, refreshBitmapsOn, searchByBitmaps, slotsBelow, suggestByBitmaps } from '../../../src/modules/search/search.bitmaps.js';
 import type { SearchDocument } from '../../../src/modules/search/search.documents.js';
 import type { Sort } from '../../../src/modules/search/search.params.js';
 import { searchRows, suggestDocuments, type SearchQuery } from '../../../src/modules/search/search.queries.js';
@@ -186,5 +186,40 @@ describe('search over bitmaps', () => {
     assert.equal(await builtAt(), searchBuilt, 'searches\' part not built again');
     assert.deepEqual((await suggestByBitmaps(db.pool, brands, ['hoodie'], 5))?.map((s) => s.id), ['p001_red']);
     assert.equal(await bitmapsCurrent(db.pool), true);
+  });
+
+  it('a build of a new generation joins to its slots knowing how many they are (the planner\'s statistics taken in the build)', async () => {
+    await writeDocuments(db.pool, generation, [doc(1, 'Hoodie'), doc(2, 'Jacket')], [], [], (d) => d);
+    assert.equal((await refreshBitmaps(db.pool)).built, true);
+    // A rebuild's switch: the next generation active, of 40 documents; the slots' statistics are of the previous one.
+    const next = generation + 1;
+    await db.pool.query('DELETE FROM search_documents');
+    await writeDocuments(db.pool, next, Array.from({ length: 40 }, (_, n) => doc(n + 1, `Hoodie ${n}`)), [], [], (d) => d);
+    await db.pool.query('UPDATE search_state SET active_generation = $1', [next]);
+    const client = await db.pool.connect();
+    const estimated: Record<string, number> = {};
+    try {
+      // At each part's first write of search_bits (which joins to its slots), the planner's estimate of the generation's slots.
+      const watched = new Proxy(client, {
+        get(target, key, receiver) {
+          if (key !== 'query') return Reflect.get(target, key, receiver) as unknown;
+          return async (...args: Parameters<typeof client.query>) => {
+            const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+            const table = /INSERT INTO search_bits[\s\S]*FROM (search_suggest_slots|search_matches)/.exec(text)?.[1] === 'search_matches' ? 'search_slots' : 'search_suggest_slots';
+            if (text.startsWith('INSERT INTO search_bits') && estimated[table] === undefined) {
+              const { rows: [plan] } = await target.query<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(
+                `EXPLAIN (FORMAT JSON) SELECT * FROM ${table} WHERE generation = ${next}`);
+              estimated[table] = plan!['QUERY PLAN'][0]!.Plan['Plan Rows'];
+            }
+            return (target.query as (...a: unknown[]) => unknown)(...args);
+          };
+        },
+      });
+      assert.deepEqual((await refreshBitmapsOn(watched)).parts, ['search', 'suggest']);
+    } finally {
+      client.release();
+      await db.pool.query('UPDATE search_state SET active_generation = $1', [generation]);
+    }
+    assert.deepEqual(estimated, { search_slots: 40, search_suggest_slots: 40 });
   });
 });
