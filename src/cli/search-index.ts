@@ -26,6 +26,7 @@ export async function indexStatusCommand(config: Config): Promise<void> {
     `last_refresh\t${status.refreshedAt?.toISOString() ?? 'never'}`,
     `last_rebuild\t${status.rebuiltAt?.toISOString() ?? 'never'}`,
     `bitmaps\t${status.bitmapsCurrent ? 'current' : 'behind'}`,
+    `suggest_bitmaps\t${status.suggestBitmapsCurrent ? 'current' : 'behind'}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -36,6 +37,6 @@ export function registerIndexCommands(program: Command, config: () => Config): v
     .description('Build the search index from scratch as a new generation and switch to it; searches keep reading the old one until then')
     .action(async () => indexRebuildCommand(config()));
   index.command('status')
-    .description('Documents, watermark, lag (age in seconds of the oldest change not yet indexed) and last refresh time')
+    .description('Documents, watermark, lag (age in seconds of the oldest change not yet indexed), last refresh and rebuild times, and whether the bitmaps are current')
     .action(async () => indexStatusCommand(config()));
 }

@@ -522,8 +522,10 @@ export interface IndexStatus {
    * the last refresh started (changed_at).
    */
   lagSeconds: number;
-  /** Whether the bitmaps (search.bitmaps.ts) are of the active generation and version: searches read them, not the rows. */
+  /** Whether searches' bitmaps (search.bitmaps.ts) are of the active generation and version: searches read them, not the rows. */
   bitmapsCurrent: boolean;
+  /** Whether suggest's bitmaps are (built after searches'): suggests read them, not the rows. */
+  suggestBitmapsCurrent: boolean;
 }
 
 export async function indexStatus(q: Queryable): Promise<IndexStatus> {
@@ -544,7 +546,9 @@ export async function indexStatus(q: Queryable): Promise<IndexStatus> {
                SELECT min(changed_at) FROM catalogue_media
                 WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
              ) t)::text AS "lagSeconds",
-            EXISTS (SELECT 1 FROM search_bitmaps b WHERE b.generation = s.active_generation AND b.version = s.version) AS "bitmapsCurrent"
+            EXISTS (SELECT 1 FROM search_bitmaps b WHERE b.generation = s.active_generation AND b.version = s.version) AS "bitmapsCurrent",
+            EXISTS (SELECT 1 FROM search_bitmaps b WHERE b.generation = s.active_generation AND b.version = s.version
+                       AND b.suggest_version = s.version) AS "suggestBitmapsCurrent"
        FROM search_state s`,
   );
   const row = rows[0];
