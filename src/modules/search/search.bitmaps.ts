@@ -4,7 +4,7 @@ import { brandVisibleSql } from '../catalogue/index.js';
 import type { Filter } from './search.params.js';
 import {
   parametersOnce, prepared, suggestPattern, suggestionJson, type BrandLists, type Suggestion,
-  FACETS, FACET_FILTER, FILTER_COLUMNS, MAX_FACET_VALUES, TEXT_CTE, answerOf, filterListsCte, runSearchStatement, setFilters,
+  FACETS, FACET_FILTER, FILTER_COLUMNS, MAX_FACET_VALUES, TEXT_CTE, answerOf, filterListsCte, runSearchStatement, setFilters, startsWithSql,
   type Facet, type SearchAnswer, type SearchQuery, type SearchRow,
 } from './search.queries.js';
 
@@ -302,12 +302,19 @@ const union = (kinds: string, condition: string) => `(SELECT coalesce(bit_or(b.b
         WHERE b.generation = z.g AND b.kind IN (${kinds}) AND (${condition}))`;
 
 /**
- * The documents the account may see: the bitmaps of `kind` (a brand code each, in searches' or
- * suggest's slots) of the brand codes entitlement lets through, the account's allowed list at $1
- * and its indent list at `indent`.
+ * The documents the account may see, from the bitmaps of `kind` (a brand code each, in searches' or
+ * suggest's slots: every document in exactly one) and the brand codes entitlement lets through, the
+ * account's allowed list at $1 and its indent list at `indent`: those codes' bitmaps ORed, or when
+ * they are the greater part, the others' ORed and inverted (an account without an allowed list sees
+ * all but the restricted brands: 3 bitmaps read, not 22; ~0.7 ms of a search at 1,000,000 variants).
  */
-const visibleBits = (kind: string, indent: string) =>
-  union(`'${kind}'`, brandVisibleSql(`nullif(b.key, ${NO_VALUE})`, '$1::text[]', `${indent}::text[]`));
+const visibleBits = (kind: string, indent: string) => {
+  const visible = brandVisibleSql(`nullif(b.key, ${NO_VALUE})`, '$1::text[]', `${indent}::text[]`);
+  return `(SELECT CASE WHEN c.shown * 2 <= c.codes THEN ${union(`'${kind}'`, visible)}
+                       ELSE ~${union(`'${kind}'`, `(${visible}) IS NOT TRUE`)} END
+       FROM (SELECT count(*) AS codes, count(*) FILTER (WHERE ${visible}) AS shown
+               FROM search_bits b WHERE b.generation = z.g AND b.kind = '${kind}') c)`;
+};
 
 /** Lowercasing as the rows do it (search.queries.ts filterTests): the keys are "C", whose lower() knows ASCII alone. */
 const lowered = (column: string) => `lower(${column} COLLATE "default")`;
@@ -342,6 +349,7 @@ function bitmapStatement(query: SearchQuery, filters: readonly Filter[]): string
        FROM (SELECT b.key AS value, bit_count(x.base_${name.toLowerCase()} & b.bits) AS n
                FROM search_bits b, bases x
               WHERE b.generation = (SELECT g FROM snap) AND b.kind = '${name}' AND btrim(b.key) <> ''
+                AND bit_count(x.base_${name.toLowerCase()}) > 0
               ORDER BY 2 DESC, 1 LIMIT ${MAX_FACET_VALUES}) v WHERE n > 0)`;
   // A word's alternatives' documents: their bitmaps ORed, and the rare ones' slots made into one (when there are any).
   const alternativesBits = (kind: string) => `coalesce((SELECT bit_or(l.bits) FROM lexemes l WHERE l.ord = a.ord AND l.kind = '${kind}'), z.zeros)
@@ -358,7 +366,7 @@ function bitmapStatement(query: SearchQuery, filters: readonly Filter[]): string
         WHERE b.generation = (SELECT g FROM snap) AND b.kind = k.kind AND b.key = ANY(a.w || a.typos)
        UNION ALL
        SELECT b.key, b.bits, b.slots FROM search_bits b
-        WHERE a.prefix AND b.generation = (SELECT g FROM snap) AND b.kind = k.kind AND b.key > a.w AND b.key < a.w || chr(1114111)
+        WHERE a.prefix AND b.generation = (SELECT g FROM snap) AND b.kind = k.kind AND ${startsWithSql('b.key', 'a.w', true)}
           AND (b.key = ANY(a.typos)) IS NOT TRUE
      ) b
   ), word_bits AS MATERIALIZED (

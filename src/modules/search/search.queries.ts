@@ -126,6 +126,14 @@ export interface SearchAnswer {
  * matches, `exact` the words alone and `described` the alternatives in the Description (weight A),
  * for ranking; the bitmaps (search.bitmaps.ts) read `alternatives` itself.
  */
+/**
+ * SQL: `key` (in "C" byte order) starts with `prefix`, itself included unless `beyond`: the range
+ * from the prefix to the prefix followed by the largest code point, which an index in byte order
+ * reads as one range scan.
+ */
+export const startsWithSql = (key: string, prefix: string, beyond = false) =>
+  `${key} ${beyond ? '>' : '>='} ${prefix} AND ${key} < ${prefix} || chr(1114111)`;
+
 export const TEXT_CTE = `words AS (
   SELECT ord, lower(w) AS w FROM unnest($2::text[]) WITH ORDINALITY t(w, ord)
 ), expanded AS MATERIALIZED (
@@ -135,12 +143,11 @@ export const TEXT_CTE = `words AS (
                 OR (length(w) >= ${MIN_TYPO_LENGTH_UNMATCHED} AND NOT EXISTS (SELECT 1 FROM search_words sw WHERE sw.word LIKE w || '%'))
               THEN ARRAY(SELECT c.word FROM (
                            SELECT sw.word FROM search_words sw
-                            WHERE sw.word COLLATE "C" >= left(w, length(w) / 2) AND sw.word COLLATE "C" < left(w, length(w) / 2) || chr(1114111)
+                            WHERE ${startsWithSql('sw.word COLLATE "C"', 'left(w, length(w) / 2)')}
                               AND length(sw.word) BETWEEN length(w) - 1 AND length(w) + 1 AND levenshtein_less_equal(sw.word, w, 1) = 1
                            UNION
                            SELECT sw.word FROM search_words sw
-                            WHERE reverse(sw.word) COLLATE "C" >= reverse(right(w, length(w) / 2))
-                              AND reverse(sw.word) COLLATE "C" < reverse(right(w, length(w) / 2)) || chr(1114111)
+                            WHERE ${startsWithSql('reverse(sw.word) COLLATE "C"', 'reverse(right(w, length(w) / 2))')}
                               AND length(sw.word) BETWEEN length(w) - 1 AND length(w) + 1 AND levenshtein_less_equal(sw.word, w, 1) = 1
                            UNION
                            SELECT sw.word FROM search_words sw
