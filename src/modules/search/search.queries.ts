@@ -115,6 +115,14 @@ export interface SearchAnswer {
 }
 
 /**
+ * SQL: `key` (in "C" byte order) starts with `prefix`, itself included unless `beyond`: the range
+ * from the prefix to the prefix followed by the largest code point, which an index in byte order
+ * reads as one range scan.
+ */
+export const startsWithSql = (key: string, prefix: string, beyond = false) =>
+  `${key} ${beyond ? '>' : '>='} ${prefix} AND ${key} < ${prefix} || chr(1114111)`;
+
+/**
  * The text part of a search: each word matches itself; as a prefix when it is at least
  * MIN_PREFIX_LENGTH long (`prefix`); and every indexed word one typo away (`typos`, from
  * search_words) under the MIN_TYPO_LENGTH rules. A letter inserted, deleted or replaced leaves the
@@ -126,14 +134,6 @@ export interface SearchAnswer {
  * matches, `exact` the words alone and `described` the alternatives in the Description (weight A),
  * for ranking; the bitmaps (search.bitmaps.ts) read `alternatives` itself.
  */
-/**
- * SQL: `key` (in "C" byte order) starts with `prefix`, itself included unless `beyond`: the range
- * from the prefix to the prefix followed by the largest code point, which an index in byte order
- * reads as one range scan.
- */
-export const startsWithSql = (key: string, prefix: string, beyond = false) =>
-  `${key} ${beyond ? '>' : '>='} ${prefix} AND ${key} < ${prefix} || chr(1114111)`;
-
 export const TEXT_CTE = `words AS (
   SELECT ord, lower(w) AS w FROM unnest($2::text[]) WITH ORDINALITY t(w, ord)
 ), expanded AS MATERIALIZED (

@@ -546,10 +546,9 @@ export async function indexStatus(q: Queryable): Promise<IndexStatus> {
                SELECT min(changed_at) FROM catalogue_media
                 WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
              ) t)::text AS "lagSeconds",
-            EXISTS (SELECT 1 FROM search_bitmaps b WHERE b.generation = s.active_generation AND b.version = s.version) AS "bitmapsCurrent",
-            EXISTS (SELECT 1 FROM search_bitmaps b WHERE b.generation = s.active_generation AND b.version = s.version
-                       AND b.suggest_version = s.version) AS "suggestBitmapsCurrent"
-       FROM search_state s`,
+            coalesce(b.version = s.version, false) AS "bitmapsCurrent",
+            coalesce(b.version = s.version AND b.suggest_version = s.version, false) AS "suggestBitmapsCurrent"
+       FROM search_state s LEFT JOIN search_bitmaps b ON b.generation = s.active_generation`,
   );
   const row = rows[0];
   if (row === undefined) throw new Error('search_state has no row: is the database migrated?');
