@@ -54,7 +54,7 @@ function jsonTextRefused(error: unknown): boolean {
  * and checks (~10 µs an item) then overlap the database's write instead of preceding it.
  */
 export interface EarlyWrite {
-  /** Whether the write succeeded; false too when its transaction failed before it (the connection lost, say). */
+  /** Whether the write succeeded; false too when it never started (no turn of the gate, no connection). */
   readonly written: Promise<boolean>;
   /** Commits (true) or rolls back the write, once (a later call changes nothing); whether it committed. A failed COMMIT throws. */
   finish(commit: boolean): Promise<boolean>;
@@ -271,7 +271,7 @@ export function registerBatchRoute<TItem>(
 ): void {
   const batch = prepareBatch(definition);
   const writeAll = definition.checkStored === undefined && definition.deduplicate !== false ? definition.writeJsonAll : undefined;
-  /** The early write of each request that has one. */
+  /** Early writes started for requests whose handler has not taken them yet. */
   const earlyWrites = new WeakMap<FastifyRequest, EarlyWrite>();
   const beforeJsonParse: BeforeJsonParse | undefined = writeAll && (async (bytes, request) => {
     // PostgreSQL may refuse an escape JavaScript takes (`\u0000`): such a body is written from its parsed items.
@@ -282,13 +282,14 @@ export function registerBatchRoute<TItem>(
     await started.sent;
   });
   /**
-   * Once a request is answered or aborted, its early write is rolled back unless it was committed:
-   * one answered without its handler (a body that is not JSON, a refused envelope) never had it
-   * decided. The answer's end is not held up (the request line is logged after these hooks). A
-   * handler still writing then writes the batch from its picks, as the service does for a client gone.
+   * A request answered without its handler (a body that is not JSON, a refused envelope) or aborted
+   * before it: its early write is rolled back, without holding up the answer's end (the request line
+   * is logged after these hooks).
    */
   const abandon = (request: FastifyRequest) => {
-    void earlyWrites.get(request)?.finish(false);
+    const early = earlyWrites.get(request);
+    earlyWrites.delete(request);
+    void early?.finish(false);
   };
   app.put(url, {
     bodyLimit: MAX_BODY_BYTES,
@@ -310,9 +311,8 @@ export function registerBatchRoute<TItem>(
     const data = (request.body as { data: unknown[] }).data;
     if (data.length > MAX_BATCH_ITEMS) throw errors.tooManyItems(data.length, MAX_BATCH_ITEMS);
     const early = earlyWrites.get(request);
-    // Decided by processBatch, unless it failed first: then nothing of it is kept.
-    const outcome = await processBatch(batch, data, deps.pool, deps.writeGate, jsonBodyBytes(request.body), early)
-      .finally(() => early?.finish(false));
+    earlyWrites.delete(request);
+    const outcome = await processBatch(batch, data, deps.pool, deps.writeGate, jsonBodyBytes(request.body), early);
     deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'accepted' }, outcome.accepted);
     deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'rejected' }, outcome.rejected);
     noteOnRequestLine(request, { batch: { endpoint: definition.name, accepted: outcome.accepted, rejected: outcome.rejected } });
