@@ -50,8 +50,3 @@ export async function upsertProducts(tx: Queryable, items: readonly ProductItem[
 export async function upsertProductsJson(tx: Queryable, json: JsonItems): Promise<void> {
   await products.upsertJson(tx, json);
 }
-
-/** Every product of an envelope, the last of each SKU: `upsertProductsJson` of a batch whose items all passed. */
-export async function upsertAllProductsJson(tx: Queryable, body: Buffer): Promise<void> {
-  await products.upsertJsonAll(tx, body);
-}

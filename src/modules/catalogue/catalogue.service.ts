@@ -1,5 +1,5 @@
 import type { BatchDefinition } from '../../platform/batch/definition.js';
-import { upsertAllProductsJson, upsertProducts, upsertProductsJson } from './catalogue.repository.js';
+import { upsertProducts, upsertProductsJson } from './catalogue.repository.js';
 import { ProductItemSchema, type ProductItem } from './catalogue.schemas.js';
 
 export const productBatch: BatchDefinition<ProductItem> = {
@@ -9,5 +9,4 @@ export const productBatch: BatchDefinition<ProductItem> = {
   keyOf: (item) => item.sku,
   write: upsertProducts,
   writeJson: upsertProductsJson,
-  writeJsonAll: upsertAllProductsJson,
 };

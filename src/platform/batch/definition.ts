@@ -56,12 +56,4 @@ export interface BatchDefinition<TItem> {
    * (`write` stays the way for everything else, and the fallback).
    */
   writeJson?(tx: Queryable, json: JsonItems, items: TItem[]): Promise<void>;
-  /**
-   * `writeJson` of every item of the envelope `body`, deduplicated by the database (the last item of
-   * each key, keys in byte order): what `writeJson` writes when every item is accepted. Optional,
-   * and only for a definition without `checkStored` whose key is the item's key fields as sent; the
-   * envelope then starts the write before it parses the body and commits it once every item passed
-   * its checks (its early write).
-   */
-  writeJsonAll?(tx: Queryable, body: Buffer): Promise<void>;
 }

@@ -37,13 +37,6 @@ export interface UpsertTable<TField extends string> {
    * serialised again. The items must have passed the same validation as `upsert`'s.
    */
   upsertJson(tx: Queryable, items: JsonItems): Promise<void>;
-  /**
-   * `upsertJson` of every item of the envelope, deduplicated by PostgreSQL: the last item of each
-   * key, in the key's byte order (`COLLATE "C"`). What `upsertJson` writes when every item passed
-   * the checks and the picks are the last occurrence of each key, so it can start before the items
-   * are parsed (the envelope's early write).
-   */
-  upsertJsonAll(tx: Queryable, body: Buffer | string): Promise<void>;
   /** `upsert` of rows `rows()` made. */
   upsertRows(tx: Queryable, rows: string): Promise<void>;
   /** The rows as sent to PostgreSQL, for callers that run further statements over the same JSON. */
@@ -91,12 +84,12 @@ const PICKED = `($2::int[])[doc.o] IS NOT NULL`;
 const PLACE = `($2::int[])[doc.o]`;
 
 /**
- * The upsert of `upsertStatement` with its rows read as records `item` (the interface's field names)
- * from `source` (a FROM list, and its WHERE), inserted in `order`. A numeric is written as
- * `toDecimalText` writes it (trim_scale: no trailing zeros, so `1.50` is stored as `1.5` whichever
- * way it came).
+ * The upsert of `upsertStatement` reading its rows from an envelope's JSON: $1 the envelope (jsonb),
+ * $2 each item's place in the writing order (DOC). The record's columns are the interface's field
+ * names; a numeric is written as `toDecimalText` writes it (trim_scale: no trailing zeros, so `1.50`
+ * is stored as `1.5` whichever way it came).
  */
-function upsertFromItems(spec: TableSpec, source: string, order: string): string {
+export function upsertJsonStatement(spec: TableSpec): string {
   const columns = spec.columns.map(([, c]) => c);
   const values = spec.columns.map(([f, , t]) => (t.startsWith('numeric') ? `trim_scale(item.${quoted(f)})` : `item.${quoted(f)}`));
   const upsert = upsertStatement(spec);
@@ -104,40 +97,10 @@ function upsertFromItems(spec: TableSpec, source: string, order: string): string
   return `
 INSERT INTO ${spec.table} (${columns.join(', ')})
 SELECT ${values.join(', ')}
-FROM ${source}
-ORDER BY ${order}${conflict}`;
-}
-
-/** The envelope's items in $1 as records `item` of the table's fields. */
-const itemsOf = (spec: TableSpec): string => `${DOC},
-  jsonb_to_record(doc.item) AS item(${recordFields(spec.columns)})`;
-
-/**
- * The upsert of `upsertStatement` reading its rows from an envelope's JSON: $1 the envelope (jsonb),
- * $2 each item's place in the writing order (DOC).
- */
-export function upsertJsonStatement(spec: TableSpec): string {
-  return upsertFromItems(spec, `${itemsOf(spec)}\nWHERE ${PICKED}`, PLACE);
-}
-
-/**
- * The upsert of `upsertJsonStatement` over every item of the envelope in $1: of the items sharing a
- * key, the last one (the envelope's deduplication), written in the key's byte order. The byte order
- * (`COLLATE "C"`, code points) is the service's sort of keys (UTF-16 code units) for every key
- * without characters beyond U+FFFF; where the two differ, two concurrent batches may lock rows in
- * different orders, and PostgreSQL's deadlock detector refuses one of them (a retryable 503).
- */
-export function upsertJsonAllStatement(spec: TableSpec): string {
-  const key = spec.key.map((column) => {
-    const found = spec.columns.find(([, c]) => c === column);
-    if (!found) throw new Error(`${spec.table}: key column ${column} is not among the columns`);
-    return `item.${quoted(found[0])} COLLATE "C"`;
-  }).join(', ');
-  return upsertFromItems(spec, `(
-  SELECT DISTINCT ON (${key}) item.*
-  FROM ${itemsOf(spec)}
-  ORDER BY ${key}, doc.o DESC
-) AS item`, key);
+FROM ${DOC},
+  jsonb_to_record(doc.item) AS item(${recordFields(spec.columns)})
+WHERE ${PICKED}
+ORDER BY ${PLACE}${conflict}`;
 }
 
 /** A byte order mark, which JSON parsers may ignore (RFC 8259 §8.1) and PostgreSQL's does not. */
@@ -161,7 +124,6 @@ function places(picks: readonly number[]): Array<number | null> {
 export function defineTable<TField extends string>(spec: TableSpec<TField>): UpsertTable<TField> {
   const statement = upsertStatement(spec);
   const jsonStatement = upsertJsonStatement(spec);
-  const jsonAllStatement = upsertJsonAllStatement(spec);
   const decimals = new Set(spec.columns.filter(([, , t]) => t.startsWith('numeric')).map(([f]) => f));
   const toRow = (source: Partial<Record<TField, unknown>>): Record<string, unknown> => {
     const row: Record<string, unknown> = {};
@@ -183,9 +145,6 @@ export function defineTable<TField extends string>(spec: TableSpec<TField>): Ups
     async upsertJson(tx, items) {
       if (items.picks.length === 0) return;
       await tx.query(jsonStatement, [jsonbParameter(items.body), places(items.picks)]);
-    },
-    async upsertJsonAll(tx, body) {
-      await tx.query(jsonAllStatement, [jsonbParameter(body)]);
     },
     async upsertRows(tx, text) {
       await tx.query(statement, [text]);

@@ -1,13 +1,13 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { Metrics } from './metrics.js';
 import type { BatchDefinition, ResultItem } from '../batch/definition.js';
 import { compileItemValidator, type ItemError } from '../schema/item-validator.js';
 import { errors, ProblemSchema } from './problem.js';
-import { isDatabaseUnavailable, withTransaction, type Pool, type Queryable } from '../db/pool.js';
+import { isDatabaseUnavailable, withTransaction, type Pool } from '../db/pool.js';
 import type { WriteGate } from './write-gate.js';
 import { noteOnRequestLine } from './request-log.js';
-import { jsonBodyBytes, type BeforeJsonParse } from './json-body.js';
+import { jsonBodyBytes } from './json-body.js';
 
 /**
  * The integration envelope pipeline, shared by every `PUT /api/integration/*` and `PUT /api/admin/*` endpoint:
@@ -47,75 +47,6 @@ function jsonTextRefused(error: unknown): boolean {
 }
 
 /**
- * A batch's early write (a definition with `writeJsonAll`): once the body's bytes are in, a
- * transaction writes every item from them while the service parses and checks the same items, and
- * commits only if every item passed, when it is exactly the write the checks ask for (the last item
- * of each key). Otherwise it is rolled back and the batch written as without it. The service's parse
- * and checks (~10 µs an item) then overlap the database's write instead of preceding it.
- */
-export interface EarlyWrite {
-  /** Whether the write succeeded; false too when it never started (no turn of the gate, no connection). */
-  readonly written: Promise<boolean>;
-  /** Commits (true) or rolls back the write, once (a later call changes nothing); whether it committed. A failed COMMIT throws. */
-  finish(commit: boolean): Promise<boolean>;
-}
-
-/**
- * Starts `write` in a transaction; `sent` resolves once its statement is on the connection, or it
- * failed before. Only with a connection idle in the pool and, with a gate, a turn free now: a batch
- * that would wait for either is not written early (it waits as any batch does, once its items are
- * checked: a batch whose items are all refused needs neither); then undefined.
- */
-export function startEarlyWrite(
-  pool: Pool,
-  gate: WriteGate | undefined,
-  write: (tx: Queryable) => Promise<void>,
-): { sent: Promise<void>; early: EarlyWrite } | undefined {
-  let markSent!: () => void;
-  const sent = new Promise<void>((resolve) => { markSent = resolve; });
-  let markWritten!: (ok: boolean) => void;
-  const written = new Promise<boolean>((resolve) => { markWritten = resolve; });
-  let decide!: (commit: boolean) => void;
-  const decision = new Promise<boolean>((resolve) => { decide = resolve; });
-  const notCommitted = new Error('the early write was rolled back');
-  const work = async (tx: Queryable) => {
-    const statement = write(tx);
-    markSent();
-    const ok = await statement.then(() => true, () => false);
-    markWritten(ok);
-    if (!ok || !(await decision)) throw notCommitted;
-  };
-  if (pool.idleCount === 0) return undefined;
-  const transaction = () => withTransaction(pool, work);
-  const running = gate ? gate.tryRun(transaction) : transaction();
-  if (running === undefined) return undefined;
-  const committed = running.then(() => true, (error: unknown) => {
-    if (error === notCommitted) return false;
-    throw error;
-  });
-  const ended = committed.catch(() => false);
-  void ended.then(() => { markSent(); markWritten(false); });
-  return {
-    sent,
-    early: {
-      written,
-      finish(commit) {
-        decide(commit);
-        return commit ? committed : ended;
-      },
-    },
-  };
-}
-
-/** Commits `early` when `wanted` and its write succeeded, rolls it back otherwise; whether it committed. */
-async function committedEarly(early: EarlyWrite | undefined, wanted: boolean): Promise<boolean> {
-  if (early === undefined) return false;
-  if (wanted && (await early.written)) return early.finish(true);
-  await early.finish(false);
-  return false;
-}
-
-/**
  * Validates and stores one batch. A database failure throws a retryable 503 and commits nothing.
  * With a gate, the transaction waits for a turn (validation does not: it needs no connection), and
  * a batch that gets none is refused with the gate's 503 before any database work.
@@ -125,9 +56,6 @@ async function committedEarly(early: EarlyWrite | undefined, wanted: boolean): P
  * and the service does not serialise them again (about a third of its CPU per catalogue item). If
  * PostgreSQL refuses the JSON text where JavaScript took it, that transaction is rolled back and the
  * batch written from the parsed items, as without `body`.
- *
- * With `early`, the write of every item already under way (`startEarlyWrite`): committed when every
- * item was accepted, and the batch is stored; otherwise rolled back before the batch is written.
  */
 export async function processBatch<TItem>(
   batch: PreparedBatch<TItem>,
@@ -135,7 +63,6 @@ export async function processBatch<TItem>(
   pool: Pool,
   gate?: WriteGate,
   body?: Buffer,
-  early?: EarlyWrite,
 ): Promise<BatchOutcome> {
   const { definition } = batch;
   const results: ResultItem[] = new Array(data.length);
@@ -166,19 +93,19 @@ export async function processBatch<TItem>(
     : [...latest.keys()].sort().map((k) => latest.get(k) as number);
   const items = picks.map((i) => data[i] as TItem);
   let refused = new Map<string, ItemError[]>();
-  const write = (fromJson: boolean) => () => withTransaction(pool, async (tx) => {
-    const found = definition.checkStored ? await definition.checkStored(tx, items) : new Map<string, ItemError[]>();
-    const keep = (i: number) => !found.has(definition.keyOf(data[i] as TItem));
-    const kept = found.size === 0 ? picks : picks.filter(keep);
-    if (kept.length === 0) return found;
-    const keptItems = kept.map((i) => data[i] as TItem);
-    if (fromJson && body && definition.writeJson) await definition.writeJson(tx, { body, picks: kept }, keptItems);
-    else await definition.write(tx, keptItems);
-    return found;
-  });
-  const run = (fromJson: boolean) => (gate ? gate.run(write(fromJson)) : write(fromJson)());
-  try {
-    if (!(await committedEarly(early, rejected === 0 && items.length > 0)) && items.length > 0) {
+  if (items.length > 0) {
+    const write = (fromJson: boolean) => () => withTransaction(pool, async (tx) => {
+      const found = definition.checkStored ? await definition.checkStored(tx, items) : new Map<string, ItemError[]>();
+      const keep = (i: number) => !found.has(definition.keyOf(data[i] as TItem));
+      const kept = found.size === 0 ? picks : picks.filter(keep);
+      if (kept.length === 0) return found;
+      const keptItems = kept.map((i) => data[i] as TItem);
+      if (fromJson && body && definition.writeJson) await definition.writeJson(tx, { body, picks: kept }, keptItems);
+      else await definition.write(tx, keptItems);
+      return found;
+    });
+    const run = (fromJson: boolean) => (gate ? gate.run(write(fromJson)) : write(fromJson)());
+    try {
       const fromJson = body !== undefined && definition.writeJson !== undefined;
       try {
         refused = await run(fromJson);
@@ -186,14 +113,14 @@ export async function processBatch<TItem>(
         if (!fromJson || !jsonTextRefused(error)) throw error;
         refused = await run(false);
       }
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        const unavailable = errors.databaseUnavailable();
+        unavailable.cause = error;
+        throw unavailable;
+      }
+      throw error;
     }
-  } catch (error) {
-    if (isDatabaseUnavailable(error)) {
-      const unavailable = errors.databaseUnavailable();
-      unavailable.cause = error;
-      throw unavailable;
-    }
-    throw error;
   }
   if (refused.size > 0) {
     data.forEach((raw, index) => {
@@ -270,32 +197,8 @@ export function registerBatchRoute<TItem>(
   docs: BatchRouteDocs,
 ): void {
   const batch = prepareBatch(definition);
-  const writeAll = definition.checkStored === undefined && definition.deduplicate !== false ? definition.writeJsonAll : undefined;
-  /** Early writes started for requests whose handler has not taken them yet. */
-  const earlyWrites = new WeakMap<FastifyRequest, EarlyWrite>();
-  const beforeJsonParse: BeforeJsonParse | undefined = writeAll && (async (bytes, request) => {
-    // PostgreSQL may refuse an escape JavaScript takes (`\u0000`): such a body is written from its parsed items.
-    if (bytes.includes('\\u')) return;
-    const started = startEarlyWrite(deps.pool, deps.writeGate, (tx) => writeAll(tx, bytes));
-    if (started === undefined) return;
-    earlyWrites.set(request, started.early);
-    await started.sent;
-  });
-  /**
-   * A request answered without its handler (a body that is not JSON, a refused envelope) or aborted
-   * before it: its early write is rolled back, without holding up the answer's end (the request line
-   * is logged after these hooks).
-   */
-  const abandon = (request: FastifyRequest) => {
-    const early = earlyWrites.get(request);
-    earlyWrites.delete(request);
-    void early?.finish(false);
-  };
   app.put(url, {
     bodyLimit: MAX_BODY_BYTES,
-    config: { beforeJsonParse },
-    onResponse: (request, _reply, done) => { abandon(request); done(); },
-    onRequestAbort: (request, done) => { abandon(request); done(); },
     schema: {
       summary: docs.summary,
       tags: docs.tags,
@@ -310,9 +213,7 @@ export function registerBatchRoute<TItem>(
   }, async (request) => {
     const data = (request.body as { data: unknown[] }).data;
     if (data.length > MAX_BATCH_ITEMS) throw errors.tooManyItems(data.length, MAX_BATCH_ITEMS);
-    const early = earlyWrites.get(request);
-    earlyWrites.delete(request);
-    const outcome = await processBatch(batch, data, deps.pool, deps.writeGate, jsonBodyBytes(request.body), early);
+    const outcome = await processBatch(batch, data, deps.pool, deps.writeGate, jsonBodyBytes(request.body));
     deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'accepted' }, outcome.accepted);
     deps.metrics.integrationItems.inc({ endpoint: definition.name, outcome: 'rejected' }, outcome.rejected);
     noteOnRequestLine(request, { batch: { endpoint: definition.name, accepted: outcome.accepted, rejected: outcome.rejected } });

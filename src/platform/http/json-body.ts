@@ -1,5 +1,5 @@
 import { isAscii, isUtf8, transcode } from 'node:buffer';
-import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance } from 'fastify';
 import { AppError } from './problem.js';
 
 /**
@@ -125,32 +125,14 @@ export function parseJsonBody(bytes: Buffer): unknown {
   return value;
 }
 
-/**
- * A route's use of a JSON body's bytes before they are parsed (the route's `config.beforeJsonParse`):
- * the parse waits for it, e.g. for a database write from the bytes to be sent, so that the database
- * works while the service parses. It must not fail; the parse follows either way.
- */
-export type BeforeJsonParse = (bytes: Buffer, request: FastifyRequest) => Promise<void>;
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    beforeJsonParse?: BeforeJsonParse;
-  }
-}
-
 /** Replaces the JSON parser of `app` and every scope registered inside it. */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const parse = () => {
-      try {
-        done(null, parseJsonBody(body as Buffer));
-      } catch (error) {
-        done(error as Error, undefined);
-      }
-    };
-    const before = request.routeOptions.config.beforeJsonParse;
-    if (before === undefined) parse();
-    else before(body as Buffer, request).then(parse, parse);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
 }

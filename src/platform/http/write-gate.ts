@@ -39,8 +39,6 @@ export const MAX_REST_MS = 2000;
 export interface WriteGate {
   /** Runs `work` when a turn is free; throws the 503 `busy` problem (before running it) when none comes in time. */
   run<T>(work: () => Promise<T>): Promise<T>;
-  /** Runs `work` at once when a turn is free (no wait, and no batch waiting is passed); undefined when none is. */
-  tryRun<T>(work: () => Promise<T>): Promise<T> | undefined;
   /** Batches writing now. */
   readonly active: number;
   /** Batches waiting for their turn. */
@@ -87,30 +85,19 @@ export function createWriteGate(options: WriteGateOptions): WriteGate {
     });
   };
 
-  /** Runs `work` in a turn already taken, and passes the turn on after it (and its rest). */
-  const inTurn = async <T>(work: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      return await work();
-    } finally {
-      const duty = options.dutyPercent ?? 100;
-      const resting = duty < 100 && (options.readsRecently?.() ?? true);
-      const restMs = resting ? Math.min(MAX_REST_MS, ((performance.now() - started) * (100 - duty)) / duty) : 0;
-      if (restMs < 1) release();
-      else setTimeout(release, restMs);
-    }
-  };
-
   return {
     async run(work) {
       await acquire();
-      return inTurn(work);
-    },
-    tryRun(work) {
-      // A free turn means no batch is waiting: a released turn passes straight to the next waiter.
-      if (active >= options.concurrency) return undefined;
-      active += 1;
-      return inTurn(work);
+      const started = performance.now();
+      try {
+        return await work();
+      } finally {
+        const duty = options.dutyPercent ?? 100;
+        const resting = duty < 100 && (options.readsRecently?.() ?? true);
+        const restMs = resting ? Math.min(MAX_REST_MS, ((performance.now() - started) * (100 - duty)) / duty) : 0;
+        if (restMs < 1) release();
+        else setTimeout(release, restMs);
+      }
     },
     get active() { return active; },
     get waiting() { return queue.length; },
