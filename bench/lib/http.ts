@@ -29,20 +29,13 @@ export const MAX_BATCH_RETRIES = 5;
 /** Batches answered 503 and sent again, as an ERP client does (a batch answered 503 stored nothing; docs/integration-api.md). */
 export const batchRetries = { count: 0 };
 
-/**
- * Sends a request, and again after a 503 (busy, or shedding load on a machine other processes keep
- * busy, or a process warming up on a large catalogue), waiting what its Retry-After says (at most
- * 10 s), up to MAX_BATCH_RETRIES times: nothing of a request answered 503 was done, and the answer
- * tells every client to send it again. A bench that stopped there would measure nothing. The last
- * answer, whatever it is.
- */
 interface Sent { status: number; text: string; retryAfter: string | undefined }
-interface Request { method: string; headers: Record<string, string>; body: Uint8Array | string }
+interface HttpRequest { method: string; headers: Record<string, string>; body: Uint8Array | string }
 
 const agent = new http.Agent({ keepAlive: true });
 
 /** One request, its body written as it is. */
-function send(url: string, request: Request): Promise<Sent> {
+function send(url: string, request: HttpRequest): Promise<Sent> {
   return new Promise((resolve, reject) => {
     const headers = { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
     const outgoing = http.request(url, { method: request.method, headers, agent }, (response) => {
@@ -59,13 +52,19 @@ function send(url: string, request: Request): Promise<Sent> {
   });
 }
 
-async function sendRetrying503(url: string, request: Request, onRetry: () => void = () => undefined): Promise<{ status: number; text: string }> {
+/**
+ * Sends a request, and again after a 503 (busy, or shedding load on a machine other processes keep
+ * busy, or a process warming up on a large catalogue), waiting what its Retry-After says (at most
+ * 10 s), up to MAX_BATCH_RETRIES times: nothing of a request answered 503 was done, and the answer
+ * tells every client to send it again. A bench that stopped there would measure nothing. The last
+ * answer, whatever it is.
+ */
+async function sendRetrying503(url: string, request: HttpRequest, onRetry: () => void = () => undefined): Promise<{ status: number; text: string }> {
   for (let attempt = 0; ; attempt += 1) {
-    const response = await send(url, request);
-    const { text } = response;
-    if (response.status !== 503 || attempt >= MAX_BATCH_RETRIES) return { status: response.status, text };
+    const { status, text, retryAfter } = await send(url, request);
+    if (status !== 503 || attempt >= MAX_BATCH_RETRIES) return { status, text };
     onRetry();
-    const retryAfterS = Number(response.retryAfter ?? '1');
+    const retryAfterS = Number(retryAfter ?? '1');
     await new Promise((resolve) => setTimeout(resolve, 1000 * (Number.isFinite(retryAfterS) ? Math.min(Math.max(retryAfterS, 0), 10) : 1)));
   }
 }
