@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { MAX_BATCH_ITEMS, prepareBatch, type BatchDefinition } from '../../src/platform/http/envelope.js';
-import { createPool, withTransaction, type Pool, type Queryable } from '../../src/platform/db/pool.js';
+import { Worker } from 'node:worker_threads';
+import { createPool, type Pool, type Queryable } from '../../src/platform/db/pool.js';
 import type { JsonItems } from '../../src/platform/db/upsert.js';
 import { holdIndexerLoop, truncateTables } from './indexer.js';
 import { refresh as refreshSearchIndex } from '../../src/modules/search/search.indexer.js';
@@ -9,6 +10,7 @@ import { batchRetries, putBatch, serialiseEnvelope, type EnvelopeBatch } from '.
 import type { BenchContext, ScenarioResult } from './scenario.js';
 import { startServer } from './server.js';
 import { formatRate, median, ownCpuSeconds, percentile, round, runPhase, type PhaseTiming } from './timing.js';
+import type { BaselineRequest, BaselineWorkerData } from './ingest-baseline.worker.js';
 
 /**
  * The ingest benchmark, whatever the integration endpoint: one upsert through real HTTP against
@@ -17,11 +19,13 @@ import { formatRate, median, ownCpuSeconds, percentile, round, runPhase, type Ph
  * Paths, both on the same database, both with the same number of batches in flight (--concurrency):
  *   HTTP      PUT /api/integration<path> on the real service (a child process
  *             `node bin/portway.js serve`), bodies serialised before timing
- *   baseline  the repository's write function in one transaction per batch from this process (no
- *             HTTP, no validation; each batch deduplicated and sorted by key as the service's
- *             envelope does it, inside the timing because the service does it inside its own).
- *             Where the service writes from the request's JSON (`writeJson`: products), the
- *             baseline calls that function too, with the very bytes the HTTP path sends
+ *   baseline  the repository's write function in one transaction per batch, from a worker thread
+ *             of this process with a heap of its own (bench/lib/ingest-baseline.worker.ts: no
+ *             HTTP, no validation; the items parsed from the same bodies before timing; each
+ *             batch deduplicated and sorted by key as the service's envelope does it, inside the
+ *             timing because the service does it inside its own). Where the service writes from
+ *             the request's JSON (`writeJson`: products), the baseline calls that function too,
+ *             with the very bytes the HTTP path sends
  * Each path does a first load into emptied (TRUNCATEd) tables, then the identical re-send.
  *
  * The service's search indexer stays idle while anything is timed: the bench holds its loop lock
@@ -71,6 +75,8 @@ export interface IngestTable {
 }
 
 export interface IngestSpec<TItem> {
+  /** The URL of the module that exports this spec as `spec` (`import.meta.url`): the baseline's worker thread imports it. */
+  readonly module: string;
   /** The scenario's name: the JSON `scenario` field, the report's heading, the database label. */
   readonly name: string;
   /** The endpoint under /api/integration, e.g. `/catalogue/products`. */
@@ -86,7 +92,7 @@ export interface IngestSpec<TItem> {
    * function: the baseline then calls it as the service does, with the same bytes the HTTP path
    * sends and the indexes of the items in the service's order.
    */
-  writeJson?(tx: Queryable, json: JsonItems, items: TItem[]): Promise<void>;
+  writeJson?(tx: Queryable, json: JsonItems): Promise<void>;
 }
 
 export interface IngestDataSet<TItem> {
@@ -181,11 +187,59 @@ function expectUnchanged(before: TablesState, after: TablesState, label: string)
   }
 }
 
-/** The service's order: the index of the last occurrence of each key, keys sorted as JS sorts strings. */
-function serviceOrder<TItem>(batch: readonly TItem[], keyOf: (item: TItem) => string): number[] {
-  const latest = new Map<string, number>();
-  batch.forEach((item, index) => latest.set(keyOf(item), index));
-  return [...latest.keys()].sort().map((k) => latest.get(k) as number);
+/** The baseline's writer (bench/lib/ingest-baseline.worker.ts), on its worker thread. */
+interface Baseline {
+  /** Writes the first `batches` batches, one at a time (the warm-up). */
+  warm(batches: number): Promise<void>;
+  /** One timed phase: every batch, `concurrency` in flight; `cpuSeconds` is this process's (the worker's and the waiting main thread's). */
+  phase(): Promise<PhaseTiming>;
+  close(): Promise<void>;
+}
+
+export async function startBaseline(data: BaselineWorkerData): Promise<Baseline> {
+  // Copies of the bodies, moved to the worker: the HTTP path keeps sending the originals.
+  const bodies = data.bodies.map((body) => new Uint8Array(body));
+  const worker = new Worker(new URL('./ts-worker.mjs', import.meta.url), {
+    workerData: { entry: new URL('./ingest-baseline.worker.ts', import.meta.url).href, ...data, bodies },
+    transferList: bodies.map((body) => body.buffer as ArrayBuffer),
+  });
+  let pending: { resolve: (timing?: PhaseTiming) => void; reject: (error: Error) => void } | undefined;
+  let failure: Error | undefined;
+  const fail = (error: Error) => {
+    failure ??= error;
+    pending?.reject(error);
+    pending = undefined;
+  };
+  const ready = new Promise<void>((resolve, reject) => {
+    pending = { resolve: () => resolve(), reject };
+  });
+  worker.on('message', (message: { kind: 'ready' | 'done'; timing?: PhaseTiming } | { kind: 'failed'; message: string }) => {
+    if (message.kind === 'failed') return fail(new Error(`the baseline's writer failed: ${message.message}`));
+    const waiting = pending;
+    pending = undefined;
+    waiting?.resolve(message.timing);
+  });
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the baseline's writer exited (code ${code})`)));
+  await ready;
+  const ask = (request: BaselineRequest) => new Promise<PhaseTiming | undefined>((resolve, reject) => {
+    if (failure) return reject(failure);
+    pending = { resolve, reject };
+    worker.postMessage(request);
+  });
+  return {
+    warm: async (batches) => { await ask({ kind: 'warm', batches }); },
+    phase: async () => {
+      const before = ownCpuSeconds();
+      const timing = await ask({ kind: 'phase' }) as PhaseTiming;
+      return { ...timing, cpuSeconds: ownCpuSeconds() - before };
+    },
+    close: async () => {
+      failure ??= new Error('closed');
+      worker.postMessage({ kind: 'close' });
+      await new Promise((resolve) => { worker.once('exit', resolve); });
+    },
+  };
 }
 
 /**
@@ -263,23 +317,16 @@ export async function runIngest<TItem>(
   };
 
   const sendHttp = (batch: EnvelopeBatch) => putBatch(server.baseUrl, spec.path, server.token, batch);
-  const writeDirect = (index: number) => withTransaction(pool, (tx) => {
-    const batch = batches[index] as readonly TItem[];
-    const picks = serviceOrder(batch, spec.keyOf);
-    const { body } = bodies[index] as EnvelopeBatch;
-    const items = picks.map((i) => batch[i] as TItem);
-    return spec.writeJson
-      ? spec.writeJson(tx, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), picks }, items)
-      : spec.write(tx, items);
-  });
-  const paths: Record<PathName, { send: (index: number) => Promise<void>; cpu: () => number | undefined }> = {
-    HTTP: { send: (i) => sendHttp(bodies[i] as EnvelopeBatch), cpu: () => server.cpuSeconds() },
-    baseline: { send: (i) => writeDirect(i), cpu: ownCpuSeconds },
+  const baseline = await startBaseline({ specModule: spec.module, databaseUrl: database.url, concurrency, bodies: bodies.map((b) => b.body) });
+  ctx.defer(() => baseline.close());
+  const paths: Record<PathName, { phase: () => Promise<PhaseTiming> }> = {
+    HTTP: { phase: () => runPhase(bodies, concurrency, (b) => b.items, (b) => sendHttp(b), () => server.cpuSeconds()) },
+    baseline: { phase: () => baseline.phase() },
   };
 
   ctx.progress(`warming up both paths with ${data.warmUp.label}`);
   for (const body of bodies.slice(0, data.warmUp.batches)) await sendHttp(body);
-  for (let i = 0; i < data.warmUp.batches; i += 1) await writeDirect(i);
+  await baseline.warm(data.warmUp.batches);
 
   const digests: Partial<Record<PathName, Record<string, string>>> = {};
   let indexing: { seconds: number; appCpu: number; postgresCpu?: number; documents: number } | undefined;
@@ -292,13 +339,13 @@ export async function runIngest<TItem>(
     };
   };
   const runPath = async (name: PathName, label: string): Promise<PathResult> => {
-    const { send, cpu } = paths[name];
+    const { phase } = paths[name];
     await emptyTables();
     await settle();
     ctx.progress(`${label}: first load of ${items.toLocaleString('en-US')} items`);
     let stopMonitor = monitor.start();
     let stopCpu = phaseCpu();
-    const first = await runPhase(batches, concurrency, (b) => b.length, (_b, i) => send(i), cpu);
+    const first = await phase();
     const cpuFirst = stopCpu();
     const foreignFirst = stopMonitor();
     const loaded = await tablesState();
@@ -315,7 +362,7 @@ export async function runIngest<TItem>(
     ctx.progress(`${label}: identical re-send`);
     stopMonitor = monitor.start();
     stopCpu = phaseCpu();
-    const resend = await runPhase(batches, concurrency, (b) => b.length, (_b, i) => send(i), cpu);
+    const resend = await phase();
     const cpuResend = stopCpu();
     const foreignResend = stopMonitor();
     expectUnchanged(loaded, await tablesState(), `${name} re-send`);

@@ -4,7 +4,7 @@ import { customerBatch } from '../../src/modules/customers/customers.service.js'
 import { MAX_BATCH_ITEMS } from '../../src/platform/http/envelope.js';
 import { chunk } from '../lib/catalogue.js';
 import { generateCustomers } from '../lib/customers.js';
-import { INGEST_OPTIONS, assertServiceAccepts, positiveIntegerOption, runIngest } from '../lib/ingest.js';
+import { INGEST_OPTIONS, assertServiceAccepts, positiveIntegerOption, runIngest, type IngestSpec } from '../lib/ingest.js';
 import type { Scenario } from '../lib/scenario.js';
 
 /**
@@ -21,6 +21,19 @@ const DEFAULT_CUSTOMERS = 20_000;
 /** As many warm-up batches as ingest's Luma part, so both scenarios warm up alike. */
 const WARM_UP_BATCHES = 2;
 
+/** What is written and how (the baseline's worker thread imports it). */
+export const spec: IngestSpec<CustomerItem> = {
+  module: import.meta.url,
+  name: 'ingest-customers',
+  path: '/customer',
+  tables: [
+    { name: 'accounts', key: ['account_no'] },
+    { name: 'ship_tos', key: ['account_no', 'ship_to_code'] },
+  ],
+  keyOf: customerBatch.keyOf,
+  write: upsertCustomers,
+};
+
 const scenario: Scenario = {
   name: 'ingest-customers',
   description: 'Customers with ship-tos upsert: HTTP (PUT /api/integration/customer) against a straight SQL baseline',
@@ -30,16 +43,7 @@ const scenario: Scenario = {
   },
   run(ctx) {
     const count = positiveIntegerOption(ctx.options, 'customers', DEFAULT_CUSTOMERS);
-    return runIngest<CustomerItem>(ctx, {
-      name: 'ingest-customers',
-      path: '/customer',
-      tables: [
-        { name: 'accounts', key: ['account_no'] },
-        { name: 'ship_tos', key: ['account_no', 'ship_to_code'] },
-      ],
-      keyOf: customerBatch.keyOf,
-      write: upsertCustomers,
-    }, () => {
+    return runIngest(ctx, spec, () => {
       ctx.progress(`generating ${count.toLocaleString('en-US')} customers and checking them against the service's schema`);
       const customers = generateCustomers(count);
       assertServiceAccepts(customerBatch, customers);

@@ -3,7 +3,7 @@ import { upsertInventory } from '../../src/modules/inventory/inventory.repositor
 import { inventoryBatch } from '../../src/modules/inventory/inventory.service.js';
 import { MAX_BATCH_ITEMS } from '../../src/platform/http/envelope.js';
 import { chunk, generateCatalogue, loadLumaCatalogue } from '../lib/catalogue.js';
-import { INGEST_OPTIONS, assertServiceAccepts, runIngest } from '../lib/ingest.js';
+import { INGEST_OPTIONS, assertServiceAccepts, runIngest, type IngestSpec } from '../lib/ingest.js';
 import { INVENTORY_LOCATIONS, generateInventory } from '../lib/inventory.js';
 import type { Scenario } from '../lib/scenario.js';
 
@@ -18,21 +18,25 @@ import type { Scenario } from '../lib/scenario.js';
  * part warming up both paths. Tables: inventory_items and inventory_locations.
  */
 
+/** What is written and how (the baseline's worker thread imports it). */
+export const spec: IngestSpec<InventoryItem> = {
+  module: import.meta.url,
+  name: 'ingest-inventory',
+  path: '/inventory',
+  tables: [
+    { name: 'inventory_items', key: ['sku'] },
+    { name: 'inventory_locations', key: ['sku', 'location_code'] },
+  ],
+  keyOf: inventoryBatch.keyOf,
+  write: upsertInventory,
+};
+
 const scenario: Scenario = {
   name: 'ingest-inventory',
   description: 'Inventory upsert (SKUs × 5 locations): HTTP (PUT /api/integration/inventory) against a straight SQL baseline',
   options: INGEST_OPTIONS,
   run(ctx) {
-    return runIngest<InventoryItem>(ctx, {
-      name: 'ingest-inventory',
-      path: '/inventory',
-      tables: [
-        { name: 'inventory_items', key: ['sku'] },
-        { name: 'inventory_locations', key: ['sku', 'location_code'] },
-      ],
-      keyOf: inventoryBatch.keyOf,
-      write: upsertInventory,
-    }, () => {
+    return runIngest(ctx, spec, () => {
       ctx.progress('loading the Luma catalogue, generating the large one and their stock');
       const luma = loadLumaCatalogue();
       const generated = generateCatalogue(luma, ctx.generatedItems);

@@ -2,7 +2,7 @@ import { upsertProducts, upsertProductsJson } from '../../src/modules/catalogue/
 import type { ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
 import { MAX_BATCH_ITEMS } from '../../src/platform/http/envelope.js';
 import { chunk, generateCatalogue, loadLumaCatalogue } from '../lib/catalogue.js';
-import { INGEST_OPTIONS, runIngest } from '../lib/ingest.js';
+import { INGEST_OPTIONS, runIngest, type IngestSpec } from '../lib/ingest.js';
 import type { Scenario } from '../lib/scenario.js';
 
 /**
@@ -16,19 +16,23 @@ import type { Scenario } from '../lib/scenario.js';
  * warm up both paths). Table: products.
  */
 
+/** What is written and how (the baseline's worker thread imports it). */
+export const spec: IngestSpec<ProductItem> = {
+  module: import.meta.url,
+  name: 'ingest',
+  path: '/catalogue/products',
+  tables: [{ name: 'products', key: ['sku'] }],
+  keyOf: (item) => item.sku,
+  write: upsertProducts,
+  writeJson: upsertProductsJson,
+};
+
 const scenario: Scenario = {
   name: 'ingest',
   description: 'Catalogue products upsert: HTTP (PUT /api/integration/catalogue/products) against a straight SQL baseline',
   options: INGEST_OPTIONS,
   run(ctx) {
-    return runIngest<ProductItem>(ctx, {
-      name: 'ingest',
-      path: '/catalogue/products',
-      tables: [{ name: 'products', key: ['sku'] }],
-      keyOf: (item) => item.sku,
-      write: upsertProducts,
-      writeJson: upsertProductsJson,
-    }, () => {
+    return runIngest(ctx, spec, () => {
       ctx.progress('loading the Luma catalogue and generating the large one');
       const luma = loadLumaCatalogue();
       const generated = generateCatalogue(luma, ctx.generatedItems);

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loadLumaCatalogue } from '../../bench/lib/catalogue.js';
+import { serialiseEnvelope } from '../../bench/lib/http.js';
+import { startBaseline } from '../../bench/lib/ingest.js';
+import { spec as products } from '../../bench/scenarios/ingest.js';
+import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/db.js';
+
+/**
+ * The ingest bench's baseline writer (bench/lib/ingest-baseline.worker.ts), on its worker thread
+ * against a real PostgreSQL: it writes what it is sent as the service would (the last of a key
+ * wins), times a phase with this process's CPU, and a failure in the thread fails the call.
+ */
+
+describe('the ingest baseline\'s writer thread', () => {
+  let db: TestDatabase;
+  before(async () => { db = await createTestDatabase(); });
+  after(async () => { await db.drop(); });
+
+  const stored = async () => (await db.pool.query<{ sku: string; description: string }>(
+    'SELECT sku, description FROM products ORDER BY sku COLLATE "C"',
+  )).rows;
+
+  it('writes the warm-up batches, then every batch in a timed phase, the last item of a key winning', async () => {
+    const luma = loadLumaCatalogue().slice(0, 30);
+    const [first] = luma;
+    assert.ok(first !== undefined);
+    // The third batch sends the first product again, renamed: the envelope keeps the last of a key.
+    const batches = [luma.slice(0, 10), luma.slice(10, 20), [...luma.slice(20, 30), { ...first, description: 'Renamed by the last batch' }]];
+    const baseline = await startBaseline({
+      specModule: products.module, databaseUrl: db.url, concurrency: 2, bodies: batches.map((b) => serialiseEnvelope(b).body),
+    });
+    try {
+      await baseline.warm(1);
+      assert.equal((await stored()).length, 10);
+      const timing = await baseline.phase();
+      assert.equal(timing.items, 31);
+      assert.equal(timing.latenciesMs.length, 3);
+      assert.ok(typeof timing.cpuSeconds === 'number' && timing.cpuSeconds > 0);
+      const rows = await stored();
+      assert.equal(rows.length, 30);
+      assert.equal(rows.find((r) => r.sku === first.sku)?.description, 'Renamed by the last batch');
+    } finally {
+      await baseline.close();
+    }
+  });
+
+  it('fails the call when its write fails in the thread (here, a database that does not exist)', async () => {
+    const baseline = await startBaseline({
+      specModule: products.module, databaseUrl: databaseUrl('portway_no_such_database'), concurrency: 1,
+      bodies: [serialiseEnvelope(loadLumaCatalogue().slice(0, 2)).body],
+    });
+    try {
+      await assert.rejects(baseline.warm(1), /the baseline's writer failed: .*portway_no_such_database/s);
+    } finally {
+      await baseline.close();
+    }
+  });
+});
