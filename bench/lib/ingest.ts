@@ -219,8 +219,13 @@ export async function startBaseline(data: BaselineWorkerData): Promise<Baseline>
     pending = undefined;
     waiting?.resolve(message.timing);
   });
+  const exited = new Promise<void>((resolve) => {
+    worker.once('exit', (code) => {
+      fail(new Error(`the baseline's writer exited (code ${code})`));
+      resolve();
+    });
+  });
   worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`the baseline's writer exited (code ${code})`)));
   await ready;
   const ask = (request: BaselineRequest) => new Promise<PhaseTiming | undefined>((resolve, reject) => {
     if (failure) return reject(failure);
@@ -237,7 +242,7 @@ export async function startBaseline(data: BaselineWorkerData): Promise<Baseline>
     close: async () => {
       failure ??= new Error('closed');
       worker.postMessage({ kind: 'close' });
-      await new Promise((resolve) => { worker.once('exit', resolve); });
+      await exited;
     },
   };
 }

@@ -45,6 +45,13 @@ describe('the ingest baseline\'s writer thread', () => {
     }
   });
 
+  it('fails to start, and its thread ends, when the thread cannot load the spec', async () => {
+    await assert.rejects(
+      startBaseline({ specModule: new URL('./no-such-spec.ts', import.meta.url).href, databaseUrl: db.url, concurrency: 1, bodies: [] }),
+      /the baseline's writer failed: .*no-such-spec/s,
+    );
+  });
+
   it('fails the call when its write fails in the thread (here, a database that does not exist)', async () => {
     const baseline = await startBaseline({
       specModule: products.module, databaseUrl: databaseUrl('portway_no_such_database'), concurrency: 1,
