@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { inTransaction, type Pool, type Queryable } from '../../platform/db/pool.js';
 import { brandVisibleSql } from '../catalogue/index.js';
+import { BITMAPS_CURRENT } from './search.repository.js';
 import type { Filter } from './search.params.js';
 import {
   parametersOnce, prepared, suggestPattern, suggestionJson, type BrandLists, type Suggestion,
@@ -288,8 +289,7 @@ async function buildSuggestIn(tx: Queryable): Promise<Omit<BitmapsBuilt, 'ms' | 
  */
 export async function bitmapsCurrent(q: Queryable): Promise<boolean> {
   const { rows } = await q.query<{ current: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM search_bitmaps b JOIN search_state s ON s.active_generation = b.generation AND s.version = b.version
-                     WHERE b.suggest_version = s.version) AS current`,
+    `SELECT EXISTS (SELECT 1 FROM search_bitmaps b JOIN search_state s ON ${BITMAPS_CURRENT.suggest}) AS current`,
   );
   return rows[0]?.current === true;
 }
@@ -416,7 +416,7 @@ function bitmapStatement(query: SearchQuery, filters: readonly Filter[]): string
   return `WITH ${text ? `${TEXT_CTE},` : ''}
   snap AS MATERIALIZED (
     SELECT b.generation AS g, b.documents AS n, b.zeros
-      FROM search_bitmaps b JOIN search_state s ON s.active_generation = b.generation AND s.version = b.version
+      FROM search_bitmaps b JOIN search_state s ON ${BITMAPS_CURRENT.search}
   ), ${filterListsCte(filters)},
   visible AS MATERIALIZED (
     SELECT ${visibleBits('brand_code', '$5')} AS bits FROM snap z
@@ -464,8 +464,7 @@ const keyedBits = (kind: string, key: string) => `coalesce((SELECT coalesce(b.bi
 
 const SUGGEST_STATEMENT = `WITH snap AS MATERIALIZED (
     SELECT b.generation AS g, b.suggest_documents AS n, b.suggest_zeros AS zeros
-      FROM search_bitmaps b JOIN search_state s ON s.active_generation = b.generation AND s.version = b.version
-     WHERE b.suggest_version = s.version
+      FROM search_bitmaps b JOIN search_state s ON ${BITMAPS_CURRENT.suggest}
   ), words AS MATERIALIZED (
     SELECT array_agg(lower(p)) AS patterns, lower($3) AS first FROM unnest($5::text[]) p
   ), pieces AS MATERIALIZED (

@@ -528,6 +528,16 @@ export interface IndexStatus {
   suggestBitmapsCurrent: boolean;
 }
 
+/**
+ * When the bitmaps (search.bitmaps.ts) answer, as SQL over `b` (a search_bitmaps row) and `s`
+ * (search_state): searches' part while it is of the active generation at its version; suggest's
+ * while its own version is that one too (it is built after searches'). Else the rows answer.
+ */
+export const BITMAPS_CURRENT = {
+  search: 's.active_generation = b.generation AND s.version = b.version',
+  suggest: 's.active_generation = b.generation AND s.version = b.version AND s.version = b.suggest_version',
+} as const;
+
 export async function indexStatus(q: Queryable): Promise<IndexStatus> {
   const { rows } = await q.query<Omit<IndexStatus, 'documents' | 'lagSeconds'> & { documents: string; lagSeconds: string | null }>(
     `SELECT s.active_generation AS "activeGeneration", s.watermark::text AS watermark,
@@ -546,8 +556,8 @@ export async function indexStatus(q: Queryable): Promise<IndexStatus> {
                SELECT min(changed_at) FROM catalogue_media
                 WHERE changed_xid >= s.watermark AND changed_at > coalesce(s.refreshed_at, '-infinity')
              ) t)::text AS "lagSeconds",
-            coalesce(b.version = s.version, false) AS "bitmapsCurrent",
-            coalesce(b.version = s.version AND b.suggest_version = s.version, false) AS "suggestBitmapsCurrent"
+            coalesce(${BITMAPS_CURRENT.search}, false) AS "bitmapsCurrent",
+            coalesce(${BITMAPS_CURRENT.suggest}, false) AS "suggestBitmapsCurrent"
        FROM search_state s LEFT JOIN search_bitmaps b ON b.generation = s.active_generation`,
   );
   const row = rows[0];
