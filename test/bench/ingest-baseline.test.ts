@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadLumaCatalogue } from '../../bench/lib/catalogue.js';
 import { serialiseEnvelope } from '../../bench/lib/http.js';
 import { startBaseline } from '../../bench/lib/ingest.js';
 import { spec as products } from '../../bench/scenarios/ingest.js';
+import type { ProductItem } from '../../src/modules/catalogue/catalogue.schemas.js';
 import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/db.js';
 
 /**
@@ -11,6 +11,11 @@ import { createTestDatabase, databaseUrl, type TestDatabase } from '../helpers/d
  * against a real PostgreSQL: it writes what it is sent as the service would (the last of a key
  * wins), times a phase with this process's CPU, and a failure in the thread fails the call.
  */
+
+/** Products as the bench's catalogue has them, in what the write needs (the baseline does not validate). */
+const catalogue = (count: number): ProductItem[] => Array.from({ length: count }, (_, i) => ({
+  sku: `BASE-${String(i).padStart(3, '0')}`, description: `Product ${i}`, unitPrice: 10 + i, size: 'M',
+} as ProductItem));
 
 describe('the ingest baseline\'s writer thread', () => {
   let db: TestDatabase;
@@ -22,11 +27,11 @@ describe('the ingest baseline\'s writer thread', () => {
   )).rows;
 
   it('writes the warm-up batches, then every batch in a timed phase, the last item of a key winning', async () => {
-    const luma = loadLumaCatalogue().slice(0, 30);
-    const [first] = luma;
+    const sent = catalogue(30);
+    const [first] = sent;
     assert.ok(first !== undefined);
     // The third batch sends the first product again, renamed: the envelope keeps the last of a key.
-    const batches = [luma.slice(0, 10), luma.slice(10, 20), [...luma.slice(20, 30), { ...first, description: 'Renamed by the last batch' }]];
+    const batches = [sent.slice(0, 10), sent.slice(10, 20), [...sent.slice(20, 30), { ...first, description: 'Renamed by the last batch' }]];
     const baseline = await startBaseline({
       specModule: products.module, databaseUrl: db.url, concurrency: 2, bodies: batches.map((b) => serialiseEnvelope(b).body),
     });
@@ -55,7 +60,7 @@ describe('the ingest baseline\'s writer thread', () => {
   it('fails the call when its write fails in the thread (here, a database that does not exist)', async () => {
     const baseline = await startBaseline({
       specModule: products.module, databaseUrl: databaseUrl('portway_no_such_database'), concurrency: 1,
-      bodies: [serialiseEnvelope(loadLumaCatalogue().slice(0, 2)).body],
+      bodies: [serialiseEnvelope(catalogue(2)).body],
     });
     try {
       await assert.rejects(baseline.warm(1), /the baseline's writer failed: .*portway_no_such_database/s);
