@@ -29,10 +29,12 @@ export interface BaselineWorkerData {
   readonly bodies: readonly Uint8Array[];
 }
 
+/** The requests `startBaseline` answers for; `close` (no answer) ends the thread. */
 export type BaselineRequest = { kind: 'warm'; batches: number } | { kind: 'phase' };
+export type BaselineMessage = BaselineRequest | { kind: 'close' };
 
 /** The service's order: the index of the last occurrence of each key, keys sorted as JS sorts strings. */
-export function serviceOrder<TItem>(batch: readonly TItem[], keyOf: (item: TItem) => string): number[] {
+function serviceOrder<TItem>(batch: readonly TItem[], keyOf: (item: TItem) => string): number[] {
   const latest = new Map<string, number>();
   batch.forEach((item, index) => latest.set(keyOf(item), index));
   return [...latest.keys()].sort().map((k) => latest.get(k) as number);
@@ -41,9 +43,12 @@ export function serviceOrder<TItem>(batch: readonly TItem[], keyOf: (item: TItem
 async function main(port: NonNullable<typeof parentPort>, data: BaselineWorkerData): Promise<void> {
   const { spec } = (await import(data.specModule)) as { spec: IngestSpec<unknown> };
   // The items as the service parses them from the body. A spec written from the JSON needs only
-  // their keys (its order is taken inside the timing, as the service takes it inside its own).
-  const parsed = data.bodies.map((body) => (JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as { data: unknown[] }).data);
-  const batches = spec.writeJson ? parsed.map((items) => items.map((item) => spec.keyOf(item))) : parsed;
+  // their keys (its order is taken inside the timing, as the service takes it inside its own), so
+  // only one body's items are held at a time.
+  const batches = data.bodies.map((body) => {
+    const items = (JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as { data: unknown[] }).data;
+    return spec.writeJson ? items.map((item) => spec.keyOf(item)) : items;
+  });
   const keyOf = spec.writeJson ? (key: unknown) => key as string : spec.keyOf;
   const pool = createPool({ url: data.databaseUrl, max: data.concurrency + 1, applicationName: 'portway-bench-baseline' });
   const write = (index: number) => withTransaction(pool, (tx) => {
@@ -54,7 +59,7 @@ async function main(port: NonNullable<typeof parentPort>, data: BaselineWorkerDa
       ? spec.writeJson(tx, { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), picks })
       : spec.write(tx, picks.map((i) => batch[i]));
   });
-  port.on('message', (request: BaselineRequest | { kind: 'close' }) => {
+  port.on('message', (request: BaselineMessage) => {
     const run = async () => {
       if (request.kind === 'close') {
         await pool.end();
@@ -69,12 +74,16 @@ async function main(port: NonNullable<typeof parentPort>, data: BaselineWorkerDa
       const timing = await runPhase(batches, data.concurrency, (b) => b.length, (_b, i) => write(i));
       port.postMessage({ kind: 'done', timing });
     };
-    run().catch((error: unknown) => port.postMessage({ kind: 'failed', message: (error as Error).stack ?? String(error) }));
+    run().catch((error: unknown) => reportFailure(port, error));
   });
   port.postMessage({ kind: 'ready' });
 }
 
+function reportFailure(port: NonNullable<typeof parentPort>, error: unknown): void {
+  port.postMessage({ kind: 'failed', message: (error as Error).stack ?? String(error) });
+}
+
 if (parentPort !== null) {
   const port = parentPort;
-  main(port, workerData as BaselineWorkerData).catch((error: unknown) => port.postMessage({ kind: 'failed', message: (error as Error).stack ?? String(error) }));
+  main(port, workerData as BaselineWorkerData).catch((error: unknown) => reportFailure(port, error));
 }

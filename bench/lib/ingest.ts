@@ -10,7 +10,7 @@ import { batchRetries, putBatch, serialiseEnvelope, type EnvelopeBatch } from '.
 import type { BenchContext, ScenarioResult } from './scenario.js';
 import { startServer } from './server.js';
 import { formatRate, median, ownCpuSeconds, percentile, round, runPhase, type PhaseTiming } from './timing.js';
-import type { BaselineRequest, BaselineWorkerData } from './ingest-baseline.worker.js';
+import type { BaselineMessage, BaselineRequest, BaselineWorkerData } from './ingest-baseline.worker.js';
 
 /**
  * The ingest benchmark, whatever the integration endpoint: one upsert through real HTTP against
@@ -241,7 +241,7 @@ export async function startBaseline(data: BaselineWorkerData): Promise<Baseline>
     },
     close: async () => {
       failure ??= new Error('closed');
-      worker.postMessage({ kind: 'close' });
+      worker.postMessage({ kind: 'close' } satisfies BaselineMessage);
       await exited;
     },
   };

@@ -26,12 +26,14 @@ describe('the ingest baseline\'s writer thread', () => {
     'SELECT sku, description FROM products ORDER BY sku COLLATE "C"',
   )).rows;
 
-  it('writes the warm-up batches, then every batch in a timed phase, the last item of a key winning', async () => {
+  it('writes the warm-up batches, then every batch in a timed phase, the last item of a key in a batch winning', async () => {
     const sent = catalogue(30);
     const [first] = sent;
     assert.ok(first !== undefined);
-    // The third batch sends the first product again, renamed: the envelope keeps the last of a key.
-    const batches = [sent.slice(0, 10), sent.slice(10, 20), [...sent.slice(20, 30), { ...first, description: 'Renamed by the last batch' }]];
+    // The third batch sends the first product twice more: the envelope keeps the last of a key in a batch.
+    const batches = [sent.slice(0, 10), sent.slice(10, 20), [
+      { ...first, description: 'Renamed first' }, ...sent.slice(20, 30), { ...first, description: 'Renamed last' },
+    ]];
     const baseline = await startBaseline({
       specModule: products.module, databaseUrl: db.url, concurrency: 2, bodies: batches.map((b) => serialiseEnvelope(b).body),
     });
@@ -39,12 +41,12 @@ describe('the ingest baseline\'s writer thread', () => {
       await baseline.warm(1);
       assert.equal((await stored()).length, 10);
       const timing = await baseline.phase();
-      assert.equal(timing.items, 31);
+      assert.equal(timing.items, 32);
       assert.equal(timing.latenciesMs.length, 3);
       assert.ok(typeof timing.cpuSeconds === 'number' && timing.cpuSeconds > 0);
       const rows = await stored();
       assert.equal(rows.length, 30);
-      assert.equal(rows.find((r) => r.sku === first.sku)?.description, 'Renamed by the last batch');
+      assert.equal(rows.find((r) => r.sku === first.sku)?.description, 'Renamed last');
     } finally {
       await baseline.close();
     }
