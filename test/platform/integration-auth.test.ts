@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT, exportSPKI, generateKeyPair, type CryptoKey, type JWTPayload } from 'jose';
 import { TEST_JWT_SECRET, buildTestApp, type TestApp } from '../helpers/app.js';
+import { CLOCK_SKEW_SECONDS, VERIFIED_TOKENS, keepVerified, type VerifiedToken } from '../../src/platform/http/integration-auth.js';
 
 /**
  * The integration surface's bearer-JWT scheme and InboundPolicy, seen through HTTP: every refusal is
@@ -369,5 +370,63 @@ describe('integration auth: ES256 with a configured public key', () => {
     assertRefused(await put(t, `Bearer ${await sign({ alg: 'RS256', key: rsaPrivateKey })}`), {
       status: 401, detail: /algorithm/, challenge: INVALID_TOKEN,
     });
+  });
+});
+
+describe('integration auth: a verified token is kept for a minute at most', () => {
+  const principal = { subject: 'erp', scopes: [SCOPE] };
+  /** A verifier that counts its calls and answers from `answer`; the clock is the test's. */
+  function counting(answer: (call: number) => VerifiedToken) {
+    const clock = { ms: 1_000_000_000_000 };
+    let calls = 0;
+    const verify = keepVerified(async () => answer(++calls), () => clock.ms);
+    return { verify, clock, calls: () => calls };
+  }
+  const expiresIn = (clock: { ms: number }, seconds: number) => clock.ms / 1000 + seconds;
+
+  it('verifies a token once and answers it from what was kept afterwards', async () => {
+    const c = counting(() => ({ principal, expiresAt: Number.MAX_SAFE_INTEGER }));
+    assert.deepEqual(await c.verify('token-a'), principal);
+    assert.deepEqual(await c.verify('token-a'), principal);
+    assert.equal(c.calls(), 1);
+    await c.verify('token-b');
+    assert.equal(c.calls(), 2, 'another token is verified on its own');
+  });
+
+  it('verifies again once the token has expired beyond the skew, and answers what that verification answers', async () => {
+    let expiresAt = 0;
+    const c = counting((call) => {
+      if (call > 1) throw new Error('The token has expired.');
+      return { principal, expiresAt };
+    });
+    expiresAt = expiresIn(c.clock, -30);
+    await c.verify('t');
+    c.clock.ms += (CLOCK_SKEW_SECONDS - 30 - 1) * 1000;
+    await c.verify('t');
+    assert.equal(c.calls(), 1, 'expired 59 s ago: still within the skew');
+    c.clock.ms += 1000;
+    await assert.rejects(c.verify('t'), /expired/);
+    assert.equal(c.calls(), 2);
+  });
+
+  it('verifies again after the maximum age, however far off its expiry is (a withdrawn key stops opening the surface)', async () => {
+    const c = counting(() => ({ principal, expiresAt: Number.MAX_SAFE_INTEGER }));
+    await c.verify('t');
+    c.clock.ms += VERIFIED_TOKENS.maxAgeMs - 1;
+    await c.verify('t');
+    assert.equal(c.calls(), 1);
+    c.clock.ms += 2;
+    await c.verify('t');
+    assert.equal(c.calls(), 2);
+  });
+
+  it('keeps no refusal: a token refused once is verified again next time', async () => {
+    const c = counting((call) => {
+      if (call === 1) throw new Error('refused');
+      return { principal, expiresAt: Number.MAX_SAFE_INTEGER };
+    });
+    await assert.rejects(c.verify('t'), /refused/);
+    assert.deepEqual(await c.verify('t'), principal);
+    assert.equal(c.calls(), 2);
   });
 });

@@ -23,8 +23,12 @@ const ajvLogger = {
   error: (...args: unknown[]) => console.error(...args),
 };
 
-/** `unitLengths`: lengths in UTF-16 units (see `unitAjv`); otherwise in code points, Ajv's default. */
-function createAjv(unitLengths: boolean): Ajv {
+/**
+ * `unitLengths`: lengths in UTF-16 units (see `unitAjv`); otherwise in code points, Ajv's default.
+ * `checkTexts`: the text keyword checks each string (`textProblem`); otherwise it is only a
+ * marker, for items whose texts are known storable already (`ItemValidator`).
+ */
+function createAjv(unitLengths: boolean, checkTexts: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false,
     ...(unitLengths ? { unicode: false, logger: ajvLogger } : {}),
@@ -33,7 +37,8 @@ function createAjv(unitLengths: boolean): Ajv {
   // Stricter than RFC 3339 where PostgreSQL is (formats.ts); the messages stay the format's own.
   ajv.addFormat('date', { type: 'string', validate: isStorableDate });
   ajv.addFormat('date-time', { type: 'string', validate: isStorableDateTime });
-  ajv.addKeyword({
+  if (!checkTexts) ajv.addKeyword({ keyword: TEXT_KEYWORD, schemaType: 'boolean' });
+  else ajv.addKeyword({
     keyword: TEXT_KEYWORD,
     schemaType: 'boolean',
     errors: true,
@@ -93,14 +98,21 @@ function createAjv(unitLengths: boolean): Ajv {
  * characters beyond the Basic Multilingual Plane has more UTF-16 units than characters, so a unit
  * count could let a too-short one through).
  */
-const exactAjv = createAjv(false);
+const exactAjv = createAjv(false, true);
 /**
  * Lengths in UTF-16 units, never fewer than a string's code points: a string within its maxLength
  * by units is within it by characters, and only a maxLength refusal needs counting again
  * (`compileItemValidator`). Counting every string's code points (Ajv's ucs2length) was a twelfth of
  * the service's CPU per catalogue batch.
  */
-const unitAjv = createAjv(true);
+const unitAjv = createAjv(true, true);
+/** The same two without the per-string text check (`ItemValidator`'s `textsProven`), made on first use. */
+const uncheckedAjv = { exact: lazy(() => createAjv(false, false)), unit: lazy(() => createAjv(true, false)) };
+
+function lazy<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
 
 function typeName(t: string): string {
   return t === 'integer' ? 'a whole number' : t === 'null' ? 'null' : t === 'array' ? 'an array' : t === 'object' ? 'an object' : `a ${t}`;
@@ -153,15 +165,26 @@ function onePerPath(errors: readonly ErrorObject[]): ItemError[] {
 }
 
 /**
- * Compiles an item schema into a function that returns every problem of one item as
- * `{path, message}` with JSON-pointer paths inside the item, one per path.
+ * Every problem of one item as `{path, message}`, JSON-pointer paths inside the item, one per path.
+ * `textsProven`: the caller knows every string in the item is storable text (no NUL, no unpaired
+ * surrogate), as it is for an item parsed from a JSON body that is valid UTF-8 and holds no `\u`
+ * escape (json-body.ts `jsonBodyBytes`): JSON refuses an unescaped control character and UTF-8
+ * cannot spell a surrogate, so the per-string check (a fifth of validating a catalogue batch) is
+ * left out. The refusals are the same either way.
  */
-export function compileItemValidator(schema: TSchema): (item: unknown) => ItemError[] {
-  if (asksForTwoCharacters(schema)) {
-    const exact: ValidateFunction = exactAjv.compile(schema as object);
-    return (item) => (exact(item) ? [] : onePerPath(exact.errors ?? []));
-  }
-  const validate: ValidateFunction = unitAjv.compile(schema as object);
+export type ItemValidator = (item: unknown, textsProven?: boolean) => ItemError[];
+
+/** Compiles an item schema into an `ItemValidator`. */
+export function compileItemValidator(schema: TSchema): ItemValidator {
+  const exact = asksForTwoCharacters(schema);
+  const checked = compileWith(exact ? exactAjv : unitAjv, schema, exact);
+  const unchecked = lazy(() => compileWith((exact ? uncheckedAjv.exact : uncheckedAjv.unit)(), schema, exact));
+  return (item, textsProven = false) => (textsProven ? unchecked() : checked)(item);
+}
+
+function compileWith(ajv: Ajv, schema: TSchema, exactLengths: boolean): (item: unknown) => ItemError[] {
+  const validate: ValidateFunction = ajv.compile(schema as object);
+  if (exactLengths) return (item) => (validate(item) ? [] : onePerPath(validate.errors ?? []));
   return (item) => {
     if (validate(item)) return [];
     // Every error is there (allErrors): leaving out the maxLength refusals of strings within their
