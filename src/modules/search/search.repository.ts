@@ -533,9 +533,10 @@ export interface IndexStatus {
  * (search_state): searches' part while it is of the active generation at its version; suggest's
  * while its own version is that one too (it is built after searches'). Else the rows answer.
  */
+const SEARCH_BITMAPS_CURRENT = 's.active_generation = b.generation AND s.version = b.version';
 export const BITMAPS_CURRENT = {
-  search: 's.active_generation = b.generation AND s.version = b.version',
-  suggest: 's.active_generation = b.generation AND s.version = b.version AND s.version = b.suggest_version',
+  search: SEARCH_BITMAPS_CURRENT,
+  suggest: `${SEARCH_BITMAPS_CURRENT} AND s.version = b.suggest_version`,
 } as const;
 
 export async function indexStatus(q: Queryable): Promise<IndexStatus> {
